@@ -1,0 +1,27 @@
+// Benchmark cases: each returns one JSON object with at least tessera_gflops, baseline,
+// baseline_gflops and ratio (tessera / baseline, both measured in the same run), or "error".
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tessera::bench {
+
+struct Case {
+  std::string name;
+  std::function<nlohmann::json()> run;
+};
+
+const std::vector<Case>& all_cases();
+
+}  // namespace tessera::bench
+
+namespace tessera::bench {
+
+// Hand-scheduled SGEMM n x n x n against OpenBLAS cblas_sgemm, with `threads` threads each.
+nlohmann::json run_sgemm(int64_t n, int threads);
+
+}  // namespace tessera::bench

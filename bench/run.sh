@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs benchmark cases and prints one JSON object per line per case:
+#   bench/run.sh                    every case
+#   bench/run.sh sgemm_1024_1t ...  the named cases
+# Builds what it needs first (release build in build/). OpenBLAS reads OPENBLAS_CORETYPE and
+# OPENBLAS_L2_SIZE when it loads; this machine's environment sets them to values that halve its
+# speed, so they are unset for the benchmark process only (never for tests or CI).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ ! -f "$root/build/build.ninja" ]; then
+  "$root/scripts/setup.sh" >&2
+fi
+cmake --build "$root/build" --target tessera_bench >&2
+exec env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$root/build/tessera_bench" "$@"

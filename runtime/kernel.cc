@@ -1,0 +1,87 @@
+// Kernel: compile a LoweredFunc with the LLVM backend and call it safely (see kernel.h).
+#include "runtime/kernel.h"
+
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+
+#include "runtime/llvm/codegen.h"
+#include "runtime/llvm/jit.h"
+
+namespace tessera::runtime {
+
+struct Kernel::Impl {
+  std::unique_ptr<JitModule> jit;
+  std::vector<schedule::KernelArgument> arguments;
+  double compile_ms = 0;
+  std::string llvm_ir;
+};
+
+Kernel::Kernel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Kernel::Kernel(Kernel&&) noexcept = default;
+Kernel& Kernel::operator=(Kernel&&) noexcept = default;
+Kernel::~Kernel() = default;
+
+const std::vector<schedule::KernelArgument>& Kernel::arguments() const { return impl_->arguments; }
+double Kernel::compile_ms() const { return impl_->compile_ms; }
+const std::string& Kernel::llvm_ir() const { return impl_->llvm_ir; }
+
+Result<void> Kernel::run(const std::vector<float*>& buffers) const {
+  const auto& args = impl_->arguments;
+  if (buffers.size() != args.size()) {
+    return make_error("kernel takes " + std::to_string(args.size()) + " buffers, got " +
+                      std::to_string(buffers.size()));
+  }
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i] == nullptr || reinterpret_cast<uintptr_t>(buffers[i]) % 64 != 0) {
+      return make_error("buffer '" + args[i].name + "' is null or not 64-byte aligned");
+    }
+  }
+  std::vector<void*> raw(buffers.begin(), buffers.end());
+  entry_(raw.data());
+  return {};
+}
+
+Result<Kernel> compile_cpu(const schedule::LoweredFunc& func, const CompileOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  auto target = host_target_machine();
+  if (!target) return target.error();
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = emit_llvm(func, *context, **target);
+  if (!module) return module.error();
+  std::string problems;
+  llvm::raw_string_ostream problem_stream(problems);
+  if (llvm::verifyModule(**module, &problem_stream)) {
+    return make_error("generated LLVM IR for '" + func.name + "' is invalid: " + problems);
+  }
+  optimize_module(**module, **target, options.opt_level);
+
+  auto impl = std::make_unique<Kernel::Impl>();
+  impl->arguments = func.arguments;
+  if (options.keep_llvm_ir) {
+    llvm::raw_string_ostream ir(impl->llvm_ir);
+    (*module)->print(ir, nullptr);
+  }
+  auto jit = JitModule::create(std::move(*module), std::move(context));
+  if (!jit) return jit.error();
+  auto address = (*jit)->lookup(func.name);
+  if (!address) return address.error();
+  impl->jit = std::move(*jit);
+  impl->compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  Kernel kernel(std::move(impl));
+  kernel.entry_ = reinterpret_cast<Kernel::EntryPoint>(*address);
+  return kernel;
+}
+
+AlignedBuffer::AlignedBuffer(size_t elements) : size_(elements) {
+  size_t bytes = (elements * sizeof(float) + 63) / 64 * 64;
+  data_ = static_cast<float*>(std::aligned_alloc(64, bytes == 0 ? 64 : bytes));
+}
+
+AlignedBuffer::~AlignedBuffer() { std::free(data_); }
+
+}  // namespace tessera::runtime

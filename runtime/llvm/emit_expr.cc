@@ -1,0 +1,259 @@
+// LoopNest expressions -> LLVM IR values, scalar or vector (see emitter.h).
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include "runtime/llvm/emitter.h"
+#include "schedule/simplify.h"
+
+namespace tessera::runtime {
+
+using schedule::CallFn;
+using schedule::DType;
+using schedule::Expr;
+using schedule::ExprKind;
+using schedule::ExprNode;
+
+llvm::Type* Emitter::scalar_type(DType t) {
+  switch (t) {
+    case DType::kBool: return b_.getInt1Ty();
+    case DType::kInt64: return b_.getInt64Ty();
+    case DType::kFloat32: return b_.getFloatTy();
+  }
+  return nullptr;
+}
+
+llvm::Value* Emitter::buffer(const std::string& name) {
+  for (auto it = scope_.buffers.rbegin(); it != scope_.buffers.rend(); ++it) {
+    if (it->first == name) return it->second;
+  }
+  error_ = "buffer '" + name + "' is not allocated where it is used";
+  return llvm::PoisonValue::get(llvm::PointerType::getUnqual(ctx_));
+}
+
+llvm::Value* Emitter::lookup_var(const ExprNode* v) {
+  for (auto it = scope_.vars.rbegin(); it != scope_.vars.rend(); ++it) {
+    if (it->first == v) return it->second;
+  }
+  error_ = "variable '" + v->name + "' is used outside the loop that binds it";
+  return llvm::PoisonValue::get(b_.getInt64Ty());
+}
+
+bool Emitter::varies(const Expr& e) const {
+  return vec_.var != nullptr && schedule::uses_var(e, vec_.var);
+}
+
+llvm::Value* Emitter::broadcast(llvm::Value* v) {
+  if (v->getType()->isVectorTy()) return v;
+  return b_.CreateVectorSplat(vec_.lanes, v);
+}
+
+llvm::Value* Emitter::address(llvm::Type* elem, llvm::Value* base, const Expr& index) {
+  // Unrolled loop variables are constants here: fold them in and peel the constant term off,
+  // so that every copy of an unrolled body addresses `base + (same variable part) + constant`
+  // and alias analysis sees distinct, provably disjoint elements (which lets O3 keep
+  // accumulators in registers).
+  schedule::VarMap constants;
+  for (const auto& [v, value] : scope_.vars) {
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(value)) {
+      constants.emplace_back(v, Expr(c->getSExtValue()));
+    }
+  }
+  if (vec_.var) constants.emplace_back(vec_.var, Expr(int64_t{0}));
+  Expr flat = schedule::simplify(schedule::substitute(index, constants));
+  int64_t offset = 0;
+  if (flat->kind == ExprKind::kAdd && schedule::is_const_int(flat->operands[1], &offset)) {
+    flat = flat->operands[0];
+  } else if (flat->kind == ExprKind::kSub && schedule::is_const_int(flat->operands[1], &offset)) {
+    offset = -offset;
+    flat = flat->operands[0];
+  } else if (schedule::is_const_int(flat, &offset)) {
+    return b_.CreateConstInBoundsGEP1_64(elem, base, static_cast<uint64_t>(offset));
+  }
+  llvm::Value* p = b_.CreateInBoundsGEP(elem, base, emit(flat));
+  return offset == 0 ? p : b_.CreateInBoundsGEP(elem, p, b_.getInt64(offset));
+}
+
+llvm::Value* Emitter::emit(const Expr& e, llvm::Value* mask) {
+  const auto& o = e->operands;
+  switch (e->kind) {
+    case ExprKind::kIntImm:
+      return e->dtype == DType::kBool ? b_.getInt1(e->int_value != 0) : b_.getInt64(e->int_value);
+    case ExprKind::kFloatImm:
+      return llvm::ConstantFP::get(b_.getFloatTy(), e->float_value);
+    case ExprKind::kVar: {
+      if (e.get() != vec_.var) return lookup_var(e.get());
+      std::vector<llvm::Constant*> lanes;
+      for (unsigned i = 0; i < vec_.lanes; ++i) lanes.push_back(b_.getInt64(i));
+      return llvm::ConstantVector::get(lanes);
+    }
+    case ExprKind::kLoad: return emit_load(e, mask);
+    case ExprKind::kSelect: return emit_select(e, mask);
+    case ExprKind::kCast: return emit_cast(e, emit(o[0], mask));
+    case ExprKind::kCall: return emit_call(e, emit(o[0], mask));
+    case ExprKind::kNot: return b_.CreateNot(emit(o[0], mask));
+    default: break;
+  }
+  llvm::Value* a = emit(o[0], mask);
+  llvm::Value* b = emit(o[1], mask);
+  if (a->getType()->isVectorTy() != b->getType()->isVectorTy()) {
+    a = broadcast(a);
+    b = broadcast(b);
+  }
+  return emit_binary(e, a, b);
+}
+
+llvm::Value* Emitter::emit_load(const Expr& e, llvm::Value* mask) {
+  llvm::Type* elem = scalar_type(e->dtype);
+  llvm::Value* base = buffer(e->name);
+  const Expr& index = e->operands[0];
+  if (!varies(index) && !mask) {
+    return b_.CreateAlignedLoad(elem, address(elem, base, index), llvm::Align(4));
+  }
+  auto* zero = llvm::Constant::getNullValue(llvm::VectorType::get(elem, vec_.lanes, false));
+  if (!varies(index)) {
+    llvm::Value* address = b_.CreateInBoundsGEP(elem, base, emit(index));
+    // Lanes masked off may read out of bounds: load only for active lanes.
+    return b_.CreateMaskedGather(zero->getType(), broadcast(address), llvm::Align(4), mask, zero);
+  }
+  int64_t stride = 0;
+  if (schedule::linear_coefficient(index, vec_.var, &stride) && stride == 1) {
+    llvm::Value* first = address(elem, base, index);
+    if (!mask) return b_.CreateAlignedLoad(zero->getType(), first, llvm::Align(4));
+    return b_.CreateMaskedLoad(zero->getType(), first, llvm::Align(4), mask, zero);
+  }
+  llvm::Value* addresses = b_.CreateInBoundsGEP(elem, base, emit(index));
+  return b_.CreateMaskedGather(zero->getType(), addresses, llvm::Align(4), mask, zero);
+}
+
+llvm::Value* Emitter::emit_select(const Expr& e, llvm::Value* mask) {
+  const auto& o = e->operands;
+  llvm::Value* cond = emit(o[0], mask);
+  bool lazy = schedule::contains_load(o[1]) || schedule::contains_load(o[2]);
+  if (cond->getType()->isVectorTy()) {
+    // Each branch is computed only for the lanes that take it, so guarded reads stay in bounds.
+    llvm::Value* not_cond = b_.CreateNot(cond);
+    llvm::Value* mask_true = mask ? b_.CreateAnd(mask, cond) : cond;
+    llvm::Value* mask_false = mask ? b_.CreateAnd(mask, not_cond) : not_cond;
+    llvm::Value* t = broadcast(emit(o[1], lazy ? mask_true : mask));
+    llvm::Value* f = broadcast(emit(o[2], lazy ? mask_false : mask));
+    return b_.CreateSelect(cond, t, f);
+  }
+  bool vector = varies(o[1]) || varies(o[2]) || mask != nullptr;
+  if (!lazy) {
+    llvm::Value* t = emit(o[1], mask);
+    llvm::Value* f = emit(o[2], mask);
+    if (vector) { t = broadcast(t); f = broadcast(f); }
+    return b_.CreateSelect(cond, t, f);
+  }
+  // A scalar condition guarding a read: branch, so the untaken read never happens.
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  auto* then_bb = llvm::BasicBlock::Create(ctx_, "sel.true", fn);
+  auto* else_bb = llvm::BasicBlock::Create(ctx_, "sel.false", fn);
+  auto* merge = llvm::BasicBlock::Create(ctx_, "sel.end", fn);
+  b_.CreateCondBr(cond, then_bb, else_bb);
+  b_.SetInsertPoint(then_bb);
+  llvm::Value* t = emit(o[1], mask);
+  if (vector) t = broadcast(t);
+  llvm::BasicBlock* then_end = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(else_bb);
+  llvm::Value* f = emit(o[2], mask);
+  if (vector) f = broadcast(f);
+  llvm::BasicBlock* else_end = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(merge);
+  llvm::PHINode* phi = b_.CreatePHI(t->getType(), 2);
+  phi->addIncoming(t, then_end);
+  phi->addIncoming(f, else_end);
+  return phi;
+}
+
+llvm::Value* Emitter::emit_binary(const Expr& e, llvm::Value* a, llvm::Value* b) {
+  DType operand = e->operands[0]->dtype;
+  using llvm::Intrinsic::ID;
+  if (operand == DType::kFloat32) {
+    switch (e->kind) {
+      case ExprKind::kAdd: return b_.CreateFAdd(a, b);
+      case ExprKind::kSub: return b_.CreateFSub(a, b);
+      case ExprKind::kMul: return b_.CreateFMul(a, b);
+      case ExprKind::kDiv: return b_.CreateFDiv(a, b);
+      case ExprKind::kMin: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
+      case ExprKind::kMax: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
+      case ExprKind::kLT: return b_.CreateFCmpOLT(a, b);
+      case ExprKind::kLE: return b_.CreateFCmpOLE(a, b);
+      case ExprKind::kEQ: return b_.CreateFCmpOEQ(a, b);
+      case ExprKind::kNE: return b_.CreateFCmpUNE(a, b);
+      default: break;
+    }
+  } else {
+    switch (e->kind) {
+      case ExprKind::kAdd: return b_.CreateNSWAdd(a, b);
+      case ExprKind::kSub: return b_.CreateNSWSub(a, b);
+      case ExprKind::kMul: return b_.CreateNSWMul(a, b);
+      case ExprKind::kDiv:
+      case ExprKind::kMod: {
+        // Floor semantics: C's truncating result, corrected when the signs differ.
+        llvm::Value* q = b_.CreateSDiv(a, b);
+        llvm::Value* r = b_.CreateSRem(a, b);
+        llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+        llvm::Value* fix = b_.CreateAnd(b_.CreateICmpNE(r, zero),
+                                        b_.CreateICmpNE(b_.CreateICmpSLT(r, zero),
+                                                        b_.CreateICmpSLT(b, zero)));
+        if (e->kind == ExprKind::kDiv) return b_.CreateSub(q, b_.CreateZExt(fix, q->getType()));
+        return b_.CreateSelect(fix, b_.CreateAdd(r, b), r);
+      }
+      case ExprKind::kMin: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b);
+      case ExprKind::kMax: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
+      case ExprKind::kLT: return b_.CreateICmpSLT(a, b);
+      case ExprKind::kLE: return b_.CreateICmpSLE(a, b);
+      case ExprKind::kEQ: return b_.CreateICmpEQ(a, b);
+      case ExprKind::kNE: return b_.CreateICmpNE(a, b);
+      case ExprKind::kAnd: return b_.CreateAnd(a, b);
+      case ExprKind::kOr: return b_.CreateOr(a, b);
+      default: break;
+    }
+  }
+  error_ = "cannot compile expression " + schedule::to_string(e);
+  return llvm::PoisonValue::get(a->getType());
+}
+
+llvm::Value* Emitter::emit_cast(const Expr& e, llvm::Value* v) {
+  DType from = e->operands[0]->dtype, to = e->dtype;
+  llvm::Type* type = scalar_type(to);
+  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(v->getType())) {
+    type = llvm::VectorType::get(type, vt->getElementCount());
+  }
+  llvm::Value* zero = llvm::Constant::getNullValue(v->getType());
+  if (to == DType::kFloat32) {
+    return from == DType::kBool ? b_.CreateUIToFP(v, type) : b_.CreateSIToFP(v, type);
+  }
+  if (to == DType::kBool) {
+    return from == DType::kFloat32 ? b_.CreateFCmpUNE(v, zero) : b_.CreateICmpNE(v, zero);
+  }
+  return from == DType::kFloat32 ? b_.CreateFPToSI(v, type) : b_.CreateZExt(v, type);
+}
+
+llvm::Value* Emitter::emit_call(const Expr& e, llvm::Value* v) {
+  switch (e->fn) {
+    case CallFn::kExp: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, v);
+    case CallFn::kLog: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, v);
+    case CallFn::kSqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, v);
+    case CallFn::kAbs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v);
+    case CallFn::kTanh:
+    case CallFn::kErf: break;
+  }
+  // No LLVM intrinsic: call libm per lane.
+  llvm::FunctionCallee fn = module_.getOrInsertFunction(
+      e->fn == CallFn::kTanh ? "tanhf" : "erff",
+      llvm::FunctionType::get(b_.getFloatTy(), {b_.getFloatTy()}, false));
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
+  if (!vt) return b_.CreateCall(fn, {v});
+  llvm::Value* out = llvm::PoisonValue::get(vt);
+  for (unsigned i = 0; i < vt->getNumElements(); ++i) {
+    llvm::Value* lane = b_.CreateCall(fn, {b_.CreateExtractElement(v, b_.getInt64(i))});
+    out = b_.CreateInsertElement(out, lane, b_.getInt64(i));
+  }
+  return out;
+}
+
+}  // namespace tessera::runtime

@@ -1,0 +1,305 @@
+// LoopNest statements -> LLVM IR: the kernel entry, loops, parallel outlining, allocations.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
+
+#include "runtime/llvm/codegen.h"
+#include "runtime/llvm/emitter.h"
+#include "schedule/simplify.h"
+
+namespace tessera::runtime {
+
+using schedule::ExprNode;
+using schedule::ForKind;
+using schedule::Stmt;
+using schedule::StmtKind;
+using schedule::StmtNode;
+
+Emitter::Emitter(llvm::Module& module, std::string cpu, std::string features)
+    : module_(module), ctx_(module.getContext()), b_(module.getContext()),
+      cpu_(std::move(cpu)), features_(std::move(features)) {
+  llvm::FastMathFlags fmf;
+  fmf.setAllowContract(true);
+  b_.setFastMathFlags(fmf);
+}
+
+void Emitter::apply_attributes(llvm::Function* f) {
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  if (!cpu_.empty()) f->addFnAttr("target-cpu", cpu_);
+  if (!features_.empty()) f->addFnAttr("target-features", features_);
+  f->addFnAttr("prefer-vector-width", "512");
+}
+
+Result<void> Emitter::emit_kernel(const schedule::LoweredFunc& func) {
+  auto* ptr = llvm::PointerType::getUnqual(ctx_);
+  auto* kernel = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {ptr}, false),
+                                        llvm::Function::ExternalLinkage, func.name, module_);
+  apply_attributes(kernel);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", kernel));
+  std::vector<llvm::Value*> pointers;
+  for (size_t i = 0; i < func.arguments.size(); ++i) {
+    llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(ptr, kernel->getArg(0), i);
+    llvm::Value* p = b_.CreateLoad(ptr, slot, func.arguments[i].name);
+    scope_.buffers.emplace_back(func.arguments[i].name, p);
+    pointers.push_back(p);
+  }
+  llvm::IRBuilderBase::InsertPoint call_site = b_.saveIP();
+  llvm::Function* body = emit_region(func.name + "_body", func.body, nullptr);
+  b_.restoreIP(call_site);
+  b_.CreateCall(body, pointers);
+  b_.CreateRetVoid();
+  if (!error_.empty()) return make_error(error_);
+  return {};
+}
+
+llvm::Function* Emitter::emit_region(const std::string& name, const Stmt& body,
+                                     const StmtNode* range_loop) {
+  auto* ptr = llvm::PointerType::getUnqual(ctx_);
+  auto* i64 = b_.getInt64Ty();
+  std::vector<llvm::Type*> params(scope_.buffers.size(), ptr);
+  params.insert(params.end(), scope_.vars.size(), i64);
+  if (range_loop) params.insert(params.end(), 2, i64);
+  auto* f = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false),
+                                   llvm::Function::InternalLinkage, name, module_);
+  apply_attributes(f);
+  f->addFnAttr(llvm::Attribute::AlwaysInline);
+
+  Scope outer = scope_;
+  Scope inner;
+  unsigned arg = 0;
+  for (const auto& [buffer, value] : outer.buffers) {
+    f->addParamAttr(arg, llvm::Attribute::NoAlias);
+    f->addParamAttr(arg, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
+    f->getArg(arg)->setName(buffer);
+    inner.buffers.emplace_back(buffer, f->getArg(arg++));
+  }
+  for (const auto& [v, value] : outer.vars) {
+    f->getArg(arg)->setName(v->name);
+    inner.vars.emplace_back(v, f->getArg(arg++));
+  }
+  scope_ = inner;
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", f));
+  if (range_loop) {
+    emit_serial_loop(*range_loop, f->getArg(arg), f->getArg(arg + 1), false);
+  } else {
+    emit_stmt(body);
+  }
+  b_.CreateRetVoid();
+  scope_ = std::move(outer);
+  return f;
+}
+
+void Emitter::emit_stmt(const Stmt& s) {
+  switch (s->kind) {
+    case StmtKind::kSeq:
+      for (const Stmt& c : s->children) emit_stmt(c);
+      return;
+    case StmtKind::kStore: emit_store(*s); return;
+    case StmtKind::kAllocate: emit_allocate(*s); return;
+    case StmtKind::kIfThenElse: {
+      llvm::Value* cond = emit(s->condition);
+      llvm::Function* f = b_.GetInsertBlock()->getParent();
+      auto* then_bb = llvm::BasicBlock::Create(ctx_, "then", f);
+      auto* else_bb = s->else_case ? llvm::BasicBlock::Create(ctx_, "else", f) : nullptr;
+      auto* merge = llvm::BasicBlock::Create(ctx_, "endif", f);
+      b_.CreateCondBr(cond, then_bb, else_bb ? else_bb : merge);
+      b_.SetInsertPoint(then_bb);
+      emit_stmt(s->then_case);
+      b_.CreateBr(merge);
+      if (else_bb) {
+        b_.SetInsertPoint(else_bb);
+        emit_stmt(s->else_case);
+        b_.CreateBr(merge);
+      }
+      b_.SetInsertPoint(merge);
+      return;
+    }
+    case StmtKind::kFor:
+      switch (s->for_kind) {
+        case ForKind::kParallel: emit_parallel(*s); return;
+        case ForKind::kVectorized: emit_vectorized(*s); return;
+        case ForKind::kUnrolled: emit_unrolled(*s); return;
+        case ForKind::kSerial:
+          emit_serial_loop(*s, b_.getInt64(0), b_.getInt64(s->extent), false);
+          return;
+        case ForKind::kGpuBlock:
+        case ForKind::kGpuThread:
+          error_ = "loop '" + s->loop_var->name + "' is bound to a GPU axis; the CPU backend "
+                   "cannot compile it";
+          return;
+      }
+  }
+}
+
+void Emitter::emit_serial_loop(const StmtNode& loop, llvm::Value* begin, llvm::Value* end,
+                               bool hint_vectorize) {
+  llvm::Function* f = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* preheader = b_.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(ctx_, loop.loop_var->name + ".header", f);
+  auto* body = llvm::BasicBlock::Create(ctx_, loop.loop_var->name + ".body", f);
+  auto* exit = llvm::BasicBlock::Create(ctx_, loop.loop_var->name + ".exit", f);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  llvm::PHINode* iv = b_.CreatePHI(b_.getInt64Ty(), 2, loop.loop_var->name);
+  iv->addIncoming(begin, preheader);
+  b_.CreateCondBr(b_.CreateICmpSLT(iv, end), body, exit);
+  b_.SetInsertPoint(body);
+  scope_.vars.emplace_back(loop.loop_var.get(), iv);
+  emit_stmt(loop.body);
+  scope_.vars.pop_back();
+  llvm::Value* next = b_.CreateNSWAdd(iv, b_.getInt64(1));
+  auto* latch = b_.CreateBr(header);
+  iv->addIncoming(next, b_.GetInsertBlock());
+  if (hint_vectorize) {
+    llvm::MDNode* enable = llvm::MDNode::get(
+        ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
+               llvm::ConstantAsMetadata::get(b_.getTrue())});
+    llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, {nullptr, enable});
+    id->replaceOperandWith(0, id);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, id);
+  }
+  b_.SetInsertPoint(exit);
+}
+
+void Emitter::emit_unrolled(const StmtNode& loop) {
+  for (int64_t i = 0; i < loop.extent; ++i) {
+    scope_.vars.emplace_back(loop.loop_var.get(), b_.getInt64(i));
+    emit_stmt(loop.body);
+    scope_.vars.pop_back();
+  }
+}
+
+namespace {
+
+// A vectorized loop is emitted as vector IR when its body is straight-line stores.
+bool is_straight_line(const Stmt& s) {
+  if (s->kind == StmtKind::kStore) return true;
+  if (s->kind != StmtKind::kSeq) return false;
+  for (const Stmt& c : s->children) {
+    if (!is_straight_line(c)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void Emitter::emit_vectorized(const StmtNode& loop) {
+  if (vec_.var != nullptr || loop.extent < 2 || !is_straight_line(loop.body)) {
+    // Inner loops or guards under the vector loop: a scalar loop the LLVM vectorizer may take.
+    emit_serial_loop(loop, b_.getInt64(0), b_.getInt64(loop.extent), true);
+    return;
+  }
+  vec_ = VectorLoop{loop.loop_var.get(), static_cast<unsigned>(loop.extent)};
+  emit_stmt(loop.body);
+  vec_ = VectorLoop{};
+}
+
+void Emitter::emit_parallel(const StmtNode& loop) {
+  auto* ptr = llvm::PointerType::getUnqual(ctx_);
+  auto* i64 = b_.getInt64Ty();
+  std::string name = b_.GetInsertBlock()->getParent()->getName().str() + "_par" +
+                     std::to_string(regions_++);
+  llvm::IRBuilderBase::InsertPoint site = b_.saveIP();
+  llvm::Function* region = emit_region(name + "_body", nullptr, &loop);
+
+  // The closure: every buffer and loop variable in scope, in the region's parameter order.
+  std::vector<llvm::Type*> fields(scope_.buffers.size(), ptr);
+  fields.insert(fields.end(), scope_.vars.size(), i64);
+  auto* closure_type = llvm::StructType::get(ctx_, fields);
+  auto* trampoline = llvm::Function::Create(
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, i64, i64}, false),
+      llvm::Function::InternalLinkage, name, module_);
+  apply_attributes(trampoline);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", trampoline));
+  std::vector<llvm::Value*> args;
+  for (unsigned i = 0; i < fields.size(); ++i) {
+    llvm::Value* slot = b_.CreateStructGEP(closure_type, trampoline->getArg(0), i);
+    args.push_back(b_.CreateLoad(fields[i], slot));
+  }
+  args.push_back(trampoline->getArg(1));
+  args.push_back(trampoline->getArg(2));
+  b_.CreateCall(region, args);
+  b_.CreateRetVoid();
+
+  b_.restoreIP(site);
+  llvm::Function* current = b_.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&current->getEntryBlock(), current->getEntryBlock().begin());
+  llvm::Value* closure = entry.CreateAlloca(closure_type);
+  unsigned field = 0;
+  for (const auto& [n, v] : scope_.buffers) b_.CreateStore(v, b_.CreateStructGEP(closure_type, closure, field++));
+  for (const auto& [n, v] : scope_.vars) b_.CreateStore(v, b_.CreateStructGEP(closure_type, closure, field++));
+  llvm::FunctionCallee runtime = module_.getOrInsertFunction(
+      "tessera_parallel_for", llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, i64}, false));
+  b_.CreateCall(runtime, {trampoline, closure, b_.getInt64(loop.extent)});
+}
+
+void Emitter::emit_allocate(const StmtNode& alloc) {
+  auto* ptr = llvm::PointerType::getUnqual(ctx_);
+  llvm::Type* elem = scalar_type(alloc.dtype);
+  uint64_t bytes = static_cast<uint64_t>(alloc.size) * schedule::dtype_bytes(alloc.dtype);
+  llvm::Value* storage;
+  switch (alloc.scope) {
+    case schedule::StorageScope::kLocal: {
+      llvm::Function* f = b_.GetInsertBlock()->getParent();
+      llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
+      auto* a = entry.CreateAlloca(llvm::ArrayType::get(elem, alloc.size), nullptr, alloc.buffer);
+      a->setAlignment(llvm::Align(64));
+      storage = a;
+      break;
+    }
+    case schedule::StorageScope::kShared:
+      error_ = "buffer '" + alloc.buffer + "' is in GPU shared memory; the CPU backend cannot "
+               "allocate it";
+      return;
+    case schedule::StorageScope::kGlobal:
+    default: {
+      llvm::FunctionCallee alloc_fn = module_.getOrInsertFunction(
+          "tessera_alloc", llvm::FunctionType::get(ptr, {b_.getInt64Ty()}, false));
+      storage = b_.CreateCall(alloc_fn, {b_.getInt64(bytes)}, alloc.buffer);
+      break;
+    }
+  }
+  scope_.buffers.emplace_back(alloc.buffer, storage);
+  emit_stmt(alloc.body);
+  scope_.buffers.pop_back();
+  if (alloc.scope == schedule::StorageScope::kGlobal) {
+    llvm::FunctionCallee free_fn = module_.getOrInsertFunction(
+        "tessera_free", llvm::FunctionType::get(b_.getVoidTy(), {ptr}, false));
+    b_.CreateCall(free_fn, {storage});
+  }
+}
+
+void Emitter::emit_store(const StmtNode& store) {
+  llvm::Value* base = buffer(store.buffer);
+  llvm::Type* elem = scalar_type(store.value->dtype);
+  llvm::Value* value = emit(store.value);
+  if (!vec_.var || !varies(store.index)) {
+    if (value->getType()->isVectorTy()) {
+      // Every lane writes the same element: the last lane's write is the one that stays.
+      value = b_.CreateExtractElement(value, b_.getInt64(vec_.lanes - 1));
+    }
+    b_.CreateAlignedStore(value, address(elem, base, store.index), llvm::Align(4));
+    return;
+  }
+  value = broadcast(value);
+  int64_t stride = 0;
+  if (schedule::linear_coefficient(store.index, vec_.var, &stride) && stride == 1) {
+    b_.CreateAlignedStore(value, address(elem, base, store.index), llvm::Align(4));
+    return;
+  }
+  llvm::Value* pointers = b_.CreateInBoundsGEP(elem, base, emit(store.index));
+  b_.CreateMaskedScatter(value, pointers, llvm::Align(4));
+}
+
+Result<std::unique_ptr<llvm::Module>> emit_llvm(const schedule::LoweredFunc& func,
+                                                llvm::LLVMContext& context,
+                                                const llvm::TargetMachine& target) {
+  auto module = std::make_unique<llvm::Module>(func.name, context);
+  module->setDataLayout(target.createDataLayout());
+  module->setTargetTriple(target.getTargetTriple().str());
+  Emitter emitter(*module, target.getTargetCPU().str(), target.getTargetFeatureString().str());
+  if (auto r = emitter.emit_kernel(func); !r) return r.error();
+  return module;
+}
+
+}  // namespace tessera::runtime

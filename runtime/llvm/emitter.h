@@ -1,0 +1,77 @@
+// Emitter: the state of LoopNest -> LLVM IR translation (private to runtime/llvm/).
+//
+// Statements (emit_stmt.cc) build loops, outlined parallel regions and allocations;
+// expressions (emit_expr.cc) produce scalar or vector values. Inside a vectorized loop the
+// loop variable is the vector <0, 1, ..., lanes-1> and any value that depends on it is a
+// vector; everything else stays scalar and is broadcast where it meets a vector.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "schedule/loop_nest.h"
+#include "schedule/result.h"
+
+namespace tessera::runtime {
+
+class Emitter {
+ public:
+  Emitter(llvm::Module& module, std::string cpu, std::string features);
+
+  Result<void> emit_kernel(const schedule::LoweredFunc& func);
+
+ private:
+  struct Scope {
+    std::vector<std::pair<std::string, llvm::Value*>> buffers;
+    std::vector<std::pair<const schedule::ExprNode*, llvm::Value*>> vars;
+  };
+  struct VectorLoop {
+    const schedule::ExprNode* var = nullptr;
+    unsigned lanes = 0;
+  };
+
+  // Statements.
+  void emit_stmt(const schedule::Stmt& s);
+  void emit_serial_loop(const schedule::StmtNode& loop, llvm::Value* begin, llvm::Value* end,
+                        bool hint_vectorize);
+  void emit_unrolled(const schedule::StmtNode& loop);
+  void emit_vectorized(const schedule::StmtNode& loop);
+  void emit_parallel(const schedule::StmtNode& loop);
+  void emit_store(const schedule::StmtNode& store);
+  void emit_allocate(const schedule::StmtNode& alloc);
+  // A function whose pointer parameters are noalias and aligned, holding `body` (or, for a
+  // parallel region, the loop `range_loop` over [begin, end)).
+  llvm::Function* emit_region(const std::string& name, const schedule::Stmt& body,
+                              const schedule::StmtNode* range_loop);
+  void apply_attributes(llvm::Function* f);
+
+  // Expressions.
+  llvm::Value* emit(const schedule::Expr& e, llvm::Value* mask = nullptr);
+  // &base[index], with the vector lane (if any) at 0 and the constant part as its own offset.
+  llvm::Value* address(llvm::Type* elem, llvm::Value* base, const schedule::Expr& index);
+  llvm::Value* emit_load(const schedule::Expr& e, llvm::Value* mask);
+  llvm::Value* emit_select(const schedule::Expr& e, llvm::Value* mask);
+  llvm::Value* emit_binary(const schedule::Expr& e, llvm::Value* a, llvm::Value* b);
+  llvm::Value* emit_cast(const schedule::Expr& e, llvm::Value* v);
+  llvm::Value* emit_call(const schedule::Expr& e, llvm::Value* v);
+  llvm::Value* broadcast(llvm::Value* v);
+  bool varies(const schedule::Expr& e) const;
+  llvm::Type* scalar_type(schedule::DType t);
+  llvm::Value* buffer(const std::string& name);
+  llvm::Value* lookup_var(const schedule::ExprNode* v);
+
+  llvm::Module& module_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  std::string cpu_, features_;
+  Scope scope_;
+  VectorLoop vec_;
+  int regions_ = 0;
+  std::string error_;  // the first unsupported construct met, if any
+};
+
+}  // namespace tessera::runtime

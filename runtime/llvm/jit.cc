@@ -1,0 +1,107 @@
+// ORC LLJIT wrapper and the O3 pipeline (see jit.h).
+#include "runtime/llvm/jit.h"
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+
+#include <mutex>
+
+#include "runtime/parallel_runtime.h"
+
+namespace tessera::runtime {
+namespace {
+
+void initialize_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+std::string message(llvm::Error error) { return llvm::toString(std::move(error)); }
+
+Result<llvm::orc::JITTargetMachineBuilder> host_builder() {
+  initialize_llvm();
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) return make_error("LLVM cannot target this host: " + message(builder.takeError()));
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  return std::move(*builder);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<llvm::TargetMachine>> host_target_machine() {
+  auto builder = host_builder();
+  if (!builder) return builder.error();
+  auto tm = builder->createTargetMachine();
+  if (!tm) return make_error("LLVM target machine: " + message(tm.takeError()));
+  return std::move(*tm);
+}
+
+void optimize_module(llvm::Module& module, llvm::TargetMachine& target, int opt_level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&target);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel level = opt_level <= 0   ? llvm::OptimizationLevel::O0
+                                  : opt_level == 1 ? llvm::OptimizationLevel::O1
+                                  : opt_level == 2 ? llvm::OptimizationLevel::O2
+                                                   : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm = opt_level <= 0 ? pb.buildO0DefaultPipeline(level)
+                                               : pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(module, mam);
+}
+
+Result<std::unique_ptr<JitModule>> JitModule::create(std::unique_ptr<llvm::Module> module,
+                                                     std::unique_ptr<llvm::LLVMContext> context) {
+  auto builder = host_builder();
+  if (!builder) return builder.error();
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*builder)).create();
+  if (!jit) return make_error("cannot create the LLVM JIT: " + message(jit.takeError()));
+  auto& dylib = (*jit)->getMainJITDylib();
+
+  llvm::orc::SymbolMap runtime_symbols;
+  auto bind = [&](const char* name, auto* fn) {
+    runtime_symbols[(*jit)->mangleAndIntern(name)] = llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(fn),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  };
+  bind("tessera_parallel_for", &tessera_parallel_for);
+  bind("tessera_alloc", &tessera_alloc);
+  bind("tessera_free", &tessera_free);
+  if (auto err = dylib.define(llvm::orc::absoluteSymbols(std::move(runtime_symbols)))) {
+    return make_error("cannot bind runtime symbols: " + message(std::move(err)));
+  }
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!process) return make_error("cannot search the process for symbols: " + message(process.takeError()));
+  dylib.addGenerator(std::move(*process));
+
+  if (auto err = (*jit)->addIRModule(
+          llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
+    return make_error("cannot add the kernel to the JIT: " + message(std::move(err)));
+  }
+  auto result = std::unique_ptr<JitModule>(new JitModule());
+  result->jit_ = std::move(*jit);
+  return result;
+}
+
+Result<void*> JitModule::lookup(const std::string& name) {
+  auto address = jit_->lookup(name);
+  if (!address) return make_error("JIT lookup of '" + name + "': " + message(address.takeError()));
+  return address->toPtr<void*>();
+}
+
+}  // namespace tessera::runtime

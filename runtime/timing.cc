@@ -1,0 +1,44 @@
+// In-process kernel timing (see timing.h).
+#include "runtime/timing.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace tessera::runtime {
+
+double Timing::median() const {
+  if (seconds.empty()) return 0;
+  std::vector<double> sorted = seconds;
+  std::sort(sorted.begin(), sorted.end());
+  size_t n = sorted.size();
+  return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+Timing time_callable(const std::function<void()>& call, const TimingOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  auto run = [&](int calls) {
+    auto start = Clock::now();
+    for (int i = 0; i < calls; ++i) call();
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  run(1);  // warm-up: caches, page faults, thread pool start
+  Timing timing;
+  double elapsed = run(1);
+  while (elapsed * 1e3 < options.min_repeat_ms && timing.number < (1 << 24)) {
+    timing.number = std::max(timing.number * 2,
+                             static_cast<int>(timing.number * options.min_repeat_ms /
+                                              std::max(elapsed * 1e3, 1e-3)));
+    elapsed = run(timing.number);
+  }
+  timing.seconds.push_back(elapsed / timing.number);
+  for (int r = 1; r < options.repeats; ++r) timing.seconds.push_back(run(timing.number) / timing.number);
+  return timing;
+}
+
+Timing time_kernel(const Kernel& kernel, const std::vector<float*>& buffers,
+                   const TimingOptions& options) {
+  std::vector<void*> args(buffers.begin(), buffers.end());
+  return time_callable([&] { kernel.run_unchecked(args.data()); }, options);
+}
+
+}  // namespace tessera::runtime

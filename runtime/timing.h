@@ -1,0 +1,31 @@
+// Timing of a compiled kernel in this process: warm-up, then `repeats` timed repeats of
+// `number` calls each, with `number` grown until one repeat lasts at least `min_repeat_ms`.
+// Returns every repeat's cost per call in seconds. (The isolated, crash-proof runner of the
+// measurement layer builds on the same protocol.)
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "runtime/kernel.h"
+
+namespace tessera::runtime {
+
+struct TimingOptions {
+  int repeats = 5;
+  double min_repeat_ms = 100;
+};
+
+struct Timing {
+  std::vector<double> seconds;  // per call, one entry per repeat
+  int number = 1;               // calls per repeat
+  double median() const;
+};
+
+// The same protocol for any callable (used to time baselines such as BLAS calls).
+Timing time_callable(const std::function<void()>& call, const TimingOptions& options = {});
+
+Timing time_kernel(const Kernel& kernel, const std::vector<float*>& buffers,
+                   const TimingOptions& options = {});
+
+}  // namespace tessera::runtime

@@ -1,0 +1,25 @@
+// Hand-written schedules (see hand_schedules.h).
+#include "schedule/hand_schedules.h"
+
+#include <algorithm>
+
+namespace tessera::schedule {
+
+std::vector<Step> matmul_hand_schedule(int64_t m, int64_t n, int64_t k, const MatmulTiling& t) {
+  int64_t mr = std::min(t.mr, m);
+  int64_t lanes = std::min(t.lanes, n);
+  int64_t nr = std::max<int64_t>(1, std::min(t.nr, n / lanes));
+  int64_t kc = std::min(t.kc, k);
+  return {
+      SplitStep{"C", "i", {mr}},
+      SplitStep{"C", "j", {nr, lanes}},
+      SplitStep{"C", "r0", {kc}},
+      ReorderStep{"C", {"j.0", "r0.0", "i.0", "r0.1", "i.1", "j.1", "j.2"}},
+      AnnotateStep{"C", "j.0", "parallel"},
+      AnnotateStep{"C", "i.1", "unroll"},
+      AnnotateStep{"C", "j.1", "unroll"},
+      AnnotateStep{"C", "j.2", "vectorize"},
+  };
+}
+
+}  // namespace tessera::schedule

@@ -1,0 +1,29 @@
+// Hand-written schedules: the reference points that searches must beat, and the schedules
+// the quickstart and benchmarks compile before any tuning exists.
+//
+// The matmul schedule is a register-blocked micro-kernel: C is tiled into mr x (nr*lanes)
+// blocks whose accumulators stay in vector registers across a kc-long slice of the reduction
+// (O3 promotes the C tile out of the k loop since buffers are noalias), with the j panels
+// outermost and parallel.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "schedule/steps.h"
+
+namespace tessera::schedule {
+
+struct MatmulTiling {
+  int64_t mr = 8;      // rows of C per micro-kernel (unrolled)
+  int64_t nr = 2;      // vectors of C per row (unrolled)
+  int64_t lanes = 16;  // vector width in floats (16 = AVX-512)
+  int64_t kc = 128;    // reduction slice kept hot in cache
+};
+
+// Steps for the DAG built by schedule::matmul(m, n, k) (stage "C", loops i, j, r0). Tile sizes
+// are clamped to the extents; non-dividing extents get guards.
+std::vector<Step> matmul_hand_schedule(int64_t m, int64_t n, int64_t k,
+                                       const MatmulTiling& tiling = {});
+
+}  // namespace tessera::schedule

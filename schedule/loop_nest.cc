@@ -1,0 +1,148 @@
+// LoopNest IR construction, traversal and printing (see loop_nest.h).
+#include "schedule/loop_nest.h"
+
+#include <functional>
+#include <sstream>
+
+namespace tessera::schedule {
+
+const char* to_string(ForKind kind) {
+  switch (kind) {
+    case ForKind::kSerial: return "for";
+    case ForKind::kParallel: return "parallel";
+    case ForKind::kVectorized: return "vectorized";
+    case ForKind::kUnrolled: return "unrolled";
+    case ForKind::kGpuBlock: return "gpu_block";
+    case ForKind::kGpuThread: return "gpu_thread";
+  }
+  return "?";
+}
+
+const char* to_string(StorageScope scope) {
+  switch (scope) {
+    case StorageScope::kGlobal: return "global";
+    case StorageScope::kLocal: return "local";
+    case StorageScope::kShared: return "shared";
+  }
+  return "?";
+}
+
+Stmt make_for(Expr loop_var, int64_t extent, ForKind kind, Stmt body) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::kFor;
+  n->loop_var = std::move(loop_var);
+  n->extent = extent;
+  n->for_kind = kind;
+  n->body = std::move(body);
+  return n;
+}
+
+Stmt make_store(std::string buffer, Expr index, Expr value) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::kStore;
+  n->buffer = std::move(buffer);
+  n->index = std::move(index);
+  n->value = std::move(value);
+  return n;
+}
+
+Stmt make_allocate(std::string buffer, int64_t size, DType dtype, StorageScope scope, Stmt body) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::kAllocate;
+  n->buffer = std::move(buffer);
+  n->size = size;
+  n->dtype = dtype;
+  n->scope = scope;
+  n->body = std::move(body);
+  return n;
+}
+
+Stmt make_if(Expr condition, Stmt then_case, Stmt else_case) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::kIfThenElse;
+  n->condition = std::move(condition);
+  n->then_case = std::move(then_case);
+  n->else_case = std::move(else_case);
+  return n;
+}
+
+Stmt make_seq(std::vector<Stmt> children) {
+  std::vector<Stmt> flat;
+  for (Stmt& c : children) {
+    if (!c) continue;
+    if (c->kind == StmtKind::kSeq) {
+      flat.insert(flat.end(), c->children.begin(), c->children.end());
+    } else {
+      flat.push_back(std::move(c));
+    }
+  }
+  if (flat.size() == 1) return flat.front();
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::kSeq;
+  n->children = std::move(flat);
+  return n;
+}
+
+void visit(const Stmt& stmt, const std::function<void(const StmtNode&)>& fn) {
+  if (!stmt) return;
+  fn(*stmt);
+  visit(stmt->body, fn);
+  visit(stmt->then_case, fn);
+  visit(stmt->else_case, fn);
+  for (const Stmt& c : stmt->children) visit(c, fn);
+}
+
+namespace {
+
+void print(std::ostream& os, const Stmt& s, int indent) {
+  std::string pad(static_cast<size_t>(indent) * 2, ' ');
+  switch (s->kind) {
+    case StmtKind::kFor:
+      os << pad << to_string(s->for_kind) << " (" << s->loop_var->name << ", 0, " << s->extent
+         << ") {\n";
+      print(os, s->body, indent + 1);
+      os << pad << "}\n";
+      return;
+    case StmtKind::kStore:
+      os << pad << s->buffer << "[" << to_string(s->index) << "] = " << to_string(s->value) << "\n";
+      return;
+    case StmtKind::kAllocate:
+      os << pad << "allocate " << s->buffer << "[" << dtype_name(s->dtype) << " * " << s->size
+         << "], " << to_string(s->scope) << "\n";
+      print(os, s->body, indent);
+      return;
+    case StmtKind::kIfThenElse:
+      os << pad << "if (" << to_string(s->condition) << ") {\n";
+      print(os, s->then_case, indent + 1);
+      if (s->else_case) {
+        os << pad << "} else {\n";
+        print(os, s->else_case, indent + 1);
+      }
+      os << pad << "}\n";
+      return;
+    case StmtKind::kSeq:
+      for (const Stmt& c : s->children) print(os, c, indent);
+      return;
+  }
+}
+
+}  // namespace
+
+std::string to_string(const Stmt& stmt) {
+  std::ostringstream os;
+  if (stmt) print(os, stmt, 0);
+  return os.str();
+}
+
+std::string to_string(const LoweredFunc& func) {
+  std::ostringstream os;
+  os << "kernel " << func.name << "(";
+  for (size_t i = 0; i < func.arguments.size(); ++i) {
+    const KernelArgument& a = func.arguments[i];
+    os << (i ? ", " : "") << a.name << ": " << dtype_name(a.dtype) << "[" << a.size << "]";
+  }
+  os << ")\n" << to_string(func.body);
+  return os.str();
+}
+
+}  // namespace tessera::schedule

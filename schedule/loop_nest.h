@@ -1,0 +1,81 @@
+// LoopNest IR: the imperative program a schedule lowers to.
+//
+// Statements are For (serial, parallel, vectorized, unrolled; GPU block/thread kinds are
+// reserved), Store (one element of a buffer at a flattened index), Allocate (an intermediate
+// buffer with a storage scope, live for its body), IfThenElse and Seq. Expressions are those of
+// expr.h with exact integer index arithmetic; every Load and Store has one flattened index.
+// Codegen (runtime/), program features and analyses all read this one IR.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "schedule/expr.h"
+
+namespace tessera::schedule {
+
+enum class ForKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled, kGpuBlock, kGpuThread };
+enum class StorageScope : uint8_t { kGlobal, kLocal, kShared };
+enum class StmtKind : uint8_t { kFor, kStore, kAllocate, kIfThenElse, kSeq };
+
+const char* to_string(ForKind kind);
+const char* to_string(StorageScope scope);
+
+struct StmtNode;
+using Stmt = std::shared_ptr<const StmtNode>;
+
+struct StmtNode {
+  StmtKind kind;
+  // kFor: `loop_var` over [0, extent).
+  Expr loop_var;
+  int64_t extent = 0;
+  ForKind for_kind = ForKind::kSerial;
+  // kStore: buffer[index] = value.  kAllocate: buffer of `size` elements of `dtype`.
+  std::string buffer;
+  Expr index;
+  Expr value;
+  int64_t size = 0;
+  DType dtype = DType::kFloat32;
+  StorageScope scope = StorageScope::kGlobal;
+  // kIfThenElse: if (condition) then_case else else_case (else may be null).
+  Expr condition;
+  Stmt then_case, else_case;
+  // kFor, kAllocate: body.  kSeq: children in order.
+  Stmt body;
+  std::vector<Stmt> children;
+};
+
+Stmt make_for(Expr loop_var, int64_t extent, ForKind kind, Stmt body);
+Stmt make_store(std::string buffer, Expr index, Expr value);
+Stmt make_allocate(std::string buffer, int64_t size, DType dtype, StorageScope scope, Stmt body);
+Stmt make_if(Expr condition, Stmt then_case, Stmt else_case = nullptr);
+Stmt make_seq(std::vector<Stmt> children);  // flattens nested Seqs; one child is returned as is
+
+// A kernel: the lowered program with its buffer arguments (inputs then outputs).
+struct KernelArgument {
+  std::string name;
+  int64_t size;  // elements
+  DType dtype;
+  bool is_output;
+};
+
+struct LoweredFunc {
+  std::string name;
+  std::vector<KernelArgument> arguments;
+  Stmt body;
+};
+
+// Readable text of a loop nest:
+//   parallel (i.0, 0, 16) {
+//     for (k, 0, 64) {
+//       C[((i*64) + j)] = (C[((i*64) + j)] + (A[...]*B[...]))
+std::string to_string(const Stmt& stmt);
+std::string to_string(const LoweredFunc& func);
+
+// Visits every statement in pre-order.
+void visit(const Stmt& stmt, const std::function<void(const StmtNode&)>& fn);
+
+}  // namespace tessera::schedule

@@ -1,0 +1,71 @@
+// The operator library: each function builds the ComputeDAG of one deep-learning operator.
+//
+// Shapes are validated here: an impossible shape (a non-positive extent, a kernel larger than
+// its padded input, channels not divisible by groups) is an Error naming the op and field.
+// Stage names are fixed per op (inputs first: A, B, X, W, bias ...; output last) so workload
+// keys are stable. All tensors are float32.
+//
+// Adding an op: write a builder below returning Result<ComputeDAG>; give its stages plain names;
+// validate every shape parameter; add it to `make_op` (ops_registry.cc) so configs can name it;
+// add it to tests/unit/ops_test.cc (reference values) and to the JIT test list.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "schedule/compute_dag.h"
+#include "schedule/result.h"
+
+namespace tessera::schedule {
+
+// C[M,N] = op(A) * op(B); A is [M,K] (or [K,M] when trans_a), B is [K,N] (or [N,K]).
+Result<ComputeDAG> matmul(int64_t m, int64_t n, int64_t k, bool trans_a = false,
+                          bool trans_b = false);
+// C[b,M,N] = A[b,M,K] * B[b,K,N]
+Result<ComputeDAG> batch_matmul(int64_t batch, int64_t m, int64_t n, int64_t k);
+// Y[M,N] = X[M,K] * W[N,K]^T + bias[N]
+Result<ComputeDAG> dense_bias(int64_t m, int64_t n, int64_t k);
+
+enum class Layout { kNCHW, kNHWC };
+
+struct Conv2dParams {
+  int64_t batch = 1, in_channels = 1, height = 1, width = 1;
+  int64_t out_channels = 1, kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1;
+  int64_t groups = 1;  // groups == in_channels == out_channels is depthwise
+  Layout layout = Layout::kNCHW;
+};
+// Stages: X (input), W (weights: [K, C/groups, R, S] for NCHW, [R, S, C/groups, K] for NHWC),
+// pad (when padding is non-zero), conv (output).
+Result<ComputeDAG> conv2d(const Conv2dParams& p);
+
+struct Pool2dParams {
+  int64_t batch = 1, channels = 1, height = 1, width = 1;
+  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+};
+// NCHW. Max pool ignores padding; average pool divides by the full window (padding counts
+// as zeros, as PyTorch's count_include_pad=True).
+Result<ComputeDAG> max_pool2d(const Pool2dParams& p);
+Result<ComputeDAG> avg_pool2d(const Pool2dParams& p);
+// Y[N,C] = mean over H, W of X[N,C,H,W]
+Result<ComputeDAG> global_avg_pool2d(int64_t batch, int64_t channels, int64_t height,
+                                     int64_t width);
+
+enum class Elementwise { kRelu, kAdd, kMul, kGelu, kSigmoid };
+// Unary ops read X; binary ops read A and B of the same shape. Gelu is the exact erf form.
+Result<ComputeDAG> elementwise(Elementwise op, std::vector<int64_t> shape);
+
+// Softmax over the last axis of X (max-subtracted, numerically stable).
+Result<ComputeDAG> softmax(std::vector<int64_t> shape);
+// Layer norm over the last axis with gamma and beta of that length; eps = 1e-5.
+Result<ComputeDAG> layer_norm(std::vector<int64_t> shape, double eps = 1e-5);
+
+// Builds an op from its name and integer parameters, e.g. ("matmul", {m:64, n:64, k:64}).
+// Unknown op names and missing or unknown parameters are errors that say what was expected.
+Result<ComputeDAG> make_op(const std::string& name, const std::map<std::string, int64_t>& params);
+// The names `make_op` accepts.
+std::vector<std::string> op_names();
+
+}  // namespace tessera::schedule

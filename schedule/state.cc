@@ -1,0 +1,77 @@
+// Schedule state construction and description (see state.h).
+#include "schedule/state.h"
+
+#include <sstream>
+
+namespace tessera::schedule {
+
+const char* to_string(Annotation a) {
+  switch (a) {
+    case Annotation::kNone: return "none";
+    case Annotation::kParallel: return "parallel";
+    case Annotation::kVectorize: return "vectorize";
+    case Annotation::kUnroll: return "unroll";
+  }
+  return "?";
+}
+
+State::State(ComputeDAG dag) : dag_(std::move(dag)) {
+  for (const Tensor& t : dag_.stages()) {
+    StageState s;
+    s.op = t;
+    if (!t->is_placeholder) {
+      for (const Axis& a : t->axes) {
+        s.loops.push_back(Loop{a.name, a.extent, IterKind::kSpatial, Annotation::kNone, a.var});
+        s.axis_value.push_back(a.var);
+      }
+      for (const Axis& a : t->reduce_axes) {
+        s.loops.push_back(Loop{a.name, a.extent, IterKind::kReduce, Annotation::kNone, a.var});
+        s.axis_value.push_back(a.var);
+      }
+    }
+    stages_.push_back(std::move(s));
+  }
+}
+
+Result<void> State::apply(const Step& step) {
+  State next = *this;
+  if (auto r = apply_step(step, next); !r) return r;
+  next.history_.push_back(step);
+  *this = std::move(next);
+  return {};
+}
+
+Result<void> State::apply_all(const std::vector<Step>& steps) {
+  State next = *this;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (auto r = next.apply(steps[i]); !r) {
+      return make_error("step " + std::to_string(i) + " (" + describe_step(steps[i]) +
+                        "): " + r.error().message);
+    }
+  }
+  *this = std::move(next);
+  return {};
+}
+
+std::string State::describe() const {
+  std::ostringstream os;
+  for (const StageState& s : stages_) {
+    if (s.op->is_placeholder) continue;
+    os << s.op->name << ":";
+    if (s.location == ComputeLocation::kInlined) {
+      os << " inlined\n";
+      continue;
+    }
+    for (const Loop& l : s.loops) {
+      os << " " << l.name << "(" << l.extent;
+      if (l.kind == IterKind::kReduce) os << ", reduce";
+      if (l.annotation != Annotation::kNone) os << ", " << to_string(l.annotation);
+      os << ")";
+    }
+    if (s.auto_unroll_max_step) os << " auto_unroll<=" << s.auto_unroll_max_step;
+    os << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace tessera::schedule

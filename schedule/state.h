@@ -1,0 +1,73 @@
+// Schedule state: how each stage of a ComputeDAG is computed, as a loop structure.
+//
+// A State is a value: copying it is cheap (expressions are shared) and steps edit a copy, so a
+// search can branch freely. Each stage keeps its loops (outermost first) and, for every original
+// axis, the expression that recovers the axis from the current loop variables; splits and
+// fuses rewrite those expressions, and a split that does not divide its extent adds a guard.
+// Lowering (lower.h) reads a State directly, with no replay. The steps that produced it are kept
+// (steps.h) so a schedule serializes and replays.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "schedule/compute_dag.h"
+#include "schedule/expr.h"
+#include "schedule/steps.h"
+
+namespace tessera::schedule {
+
+enum class IterKind : uint8_t { kSpatial, kReduce };
+
+// Loop annotations. GPU bindings will join this list (block / thread axes).
+enum class Annotation : uint8_t { kNone, kParallel, kVectorize, kUnroll };
+const char* to_string(Annotation a);
+
+struct Loop {
+  std::string name;
+  int64_t extent = 1;
+  IterKind kind = IterKind::kSpatial;
+  Annotation annotation = Annotation::kNone;
+  Expr var;
+};
+
+enum class ComputeLocation : uint8_t { kRoot, kInlined };
+
+struct StageState {
+  Tensor op;
+  std::vector<Loop> loops;       // outermost first; empty for placeholders
+  std::vector<Expr> axis_value;  // per original axis (spatial, then reduce): in loop variables
+  std::vector<Expr> guards;      // conditions a point must meet (from non-dividing splits)
+  ComputeLocation location = ComputeLocation::kRoot;
+  int64_t auto_unroll_max_step = 0;  // 0: off; else unroll loop nests of at most this many steps
+};
+
+class State {
+ public:
+  // The initial state: every stage at root with one loop per axis, spatial then reduce.
+  explicit State(ComputeDAG dag);
+
+  const ComputeDAG& dag() const { return dag_; }
+  const std::vector<StageState>& stages() const { return stages_; }
+  const StageState& stage(int index) const { return stages_[index]; }
+  const std::vector<Step>& history() const { return history_; }
+
+  // Applies one step: on success it is appended to the history; on error nothing changes.
+  Result<void> apply(const Step& step);
+  // Applies steps in order, stopping at the first error (which names the step's position).
+  Result<void> apply_all(const std::vector<Step>& steps);
+
+  // Readable summary of the loop structure, e.g. "C: i.0 (16, parallel) j (64) ...".
+  std::string describe() const;
+
+  // Mutable access for the step implementations (steps.cc).
+  StageState& mutable_stage(int index) { return stages_[index]; }
+
+ private:
+  ComputeDAG dag_;
+  std::vector<StageState> stages_;
+  std::vector<Step> history_;
+};
+
+}  // namespace tessera::schedule

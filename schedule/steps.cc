@@ -1,0 +1,298 @@
+// Checks and effects of the schedule steps (see steps.h).
+#include "schedule/steps.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+#include "schedule/state.h"
+
+namespace tessera::schedule {
+namespace {
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::vector<std::string> loop_names(const StageState& s) {
+  std::vector<std::string> names;
+  for (const Loop& l : s.loops) names.push_back(l.name);
+  return names;
+}
+
+Result<int> find_stage(const State& state, const std::string& name) {
+  int index = state.dag().stage_index(name);
+  if (index < 0) {
+    std::vector<std::string> names;
+    for (const StageState& s : state.stages()) {
+      if (!s.op->is_placeholder) names.push_back(s.op->name);
+    }
+    return make_error("no stage named '" + name + "' (stages: " + join(names) + ")");
+  }
+  const StageState& s = state.stage(index);
+  if (s.op->is_placeholder) return make_error("stage '" + name + "' is an input; it has no loops");
+  if (s.location == ComputeLocation::kInlined) {
+    return make_error("stage '" + name + "' is inlined into its consumers; it has no loops");
+  }
+  return index;
+}
+
+Result<int> find_loop(const State& state, int stage, const std::string& loop) {
+  const StageState& s = state.stage(stage);
+  for (size_t i = 0; i < s.loops.size(); ++i) {
+    if (s.loops[i].name == loop) return static_cast<int>(i);
+  }
+  for (const StageState& other : state.stages()) {
+    if (&other == &s) continue;
+    for (const Loop& l : other.loops) {
+      if (l.name == loop) {
+        return make_error("loop '" + loop + "' belongs to stage '" + other.op->name +
+                          "', not '" + s.op->name + "'");
+      }
+    }
+  }
+  return make_error("stage '" + s.op->name + "' has no loop '" + loop + "' (loops: " +
+                    join(loop_names(s)) + ")");
+}
+
+std::string unique_loop_name(const StageState& s, const std::string& wanted) {
+  auto taken = [&](const std::string& n) {
+    return std::any_of(s.loops.begin(), s.loops.end(), [&](const Loop& l) { return l.name == n; });
+  };
+  std::string name = wanted;
+  for (int suffix = 1; taken(name); ++suffix) name = wanted + "_" + std::to_string(suffix);
+  return name;
+}
+
+// Rewrites every axis value and guard after `old_var` is replaced by `value`.
+void rewrite_loop_var(StageState& s, const ExprNode* old_var, const Expr& value) {
+  VarMap map{{old_var, value}};
+  for (Expr& v : s.axis_value) v = substitute(v, map);
+  for (Expr& g : s.guards) g = substitute(g, map);
+}
+
+Result<void> apply(const SplitStep& step, State& state) {
+  auto stage = find_stage(state, step.stage);
+  if (!stage) return stage.error();
+  auto index = find_loop(state, *stage, step.loop);
+  if (!index) return index.error();
+  StageState& s = state.mutable_stage(*stage);
+  const Loop loop = s.loops[*index];
+  if (step.factors.empty()) return make_error("split of '" + loop.name + "' needs at least one factor");
+  if (loop.annotation != Annotation::kNone) {
+    return make_error("loop '" + loop.name + "' is already marked " + to_string(loop.annotation) +
+                      "; split it before annotating");
+  }
+  int64_t product = 1;
+  for (int64_t f : step.factors) {
+    if (f < 1) return make_error("split factor " + std::to_string(f) + " of loop '" + loop.name + "' is not positive");
+    product *= f;
+    if (product > loop.extent) {
+      return make_error("split factors of loop '" + loop.name + "' multiply past its extent " +
+                        std::to_string(loop.extent));
+    }
+  }
+  int64_t outer = (loop.extent + product - 1) / product;
+  std::vector<Loop> parts;
+  std::vector<int64_t> extents{outer};
+  extents.insert(extents.end(), step.factors.begin(), step.factors.end());
+  Expr value;
+  for (size_t i = 0; i < extents.size(); ++i) {
+    Loop part = loop;
+    part.name = unique_loop_name(s, loop.name + "." + std::to_string(i));
+    part.extent = extents[i];
+    part.var = var(part.name);
+    value = i == 0 ? part.var : value * Expr(extents[i]) + part.var;
+    parts.push_back(std::move(part));
+  }
+  rewrite_loop_var(s, loop.var.get(), value);
+  if (loop.extent % product != 0) s.guards.push_back(value < Expr(loop.extent));
+  s.loops.erase(s.loops.begin() + *index);
+  s.loops.insert(s.loops.begin() + *index, parts.begin(), parts.end());
+  return {};
+}
+
+Result<void> apply(const ReorderStep& step, State& state) {
+  auto stage = find_stage(state, step.stage);
+  if (!stage) return stage.error();
+  const StageState& s = state.stage(*stage);
+  std::vector<Loop> ordered;
+  std::set<std::string> seen;
+  for (const std::string& name : step.order) {
+    auto index = find_loop(state, *stage, name);
+    if (!index) return index.error();
+    if (!seen.insert(name).second) return make_error("reorder names loop '" + name + "' twice");
+    ordered.push_back(s.loops[*index]);
+  }
+  if (ordered.size() != s.loops.size()) {
+    std::vector<std::string> missing;
+    for (const Loop& l : s.loops) {
+      if (!seen.count(l.name)) missing.push_back(l.name);
+    }
+    return make_error("reorder of stage '" + s.op->name + "' leaves out loops: " + join(missing));
+  }
+  state.mutable_stage(*stage).loops = std::move(ordered);
+  return {};
+}
+
+Result<void> apply(const FuseStep& step, State& state) {
+  auto stage = find_stage(state, step.stage);
+  if (!stage) return stage.error();
+  if (step.loops.size() < 2) return make_error("fuse needs at least two loops");
+  std::vector<int> indices;
+  for (const std::string& name : step.loops) {
+    auto index = find_loop(state, *stage, name);
+    if (!index) return index.error();
+    indices.push_back(*index);
+  }
+  for (size_t i = 1; i < indices.size(); ++i) {
+    if (indices[i] != indices[i - 1] + 1) {
+      return make_error("fuse needs adjacent loops, outer to inner; '" + step.loops[i - 1] +
+                        "' is not directly outside '" + step.loops[i] + "'");
+    }
+  }
+  StageState& s = state.mutable_stage(*stage);
+  const std::vector<Loop> fused(s.loops.begin() + indices.front(),
+                                s.loops.begin() + indices.back() + 1);
+  std::string name;
+  int64_t extent = 1;
+  for (const Loop& l : fused) {
+    if (l.kind != fused.front().kind) {
+      return make_error("cannot fuse spatial and reduction loops ('" + fused.front().name +
+                        "' with '" + l.name + "')");
+    }
+    if (l.annotation != Annotation::kNone) {
+      return make_error("loop '" + l.name + "' is already marked " + to_string(l.annotation) +
+                        "; fuse before annotating");
+    }
+    name += (name.empty() ? "" : "@") + l.name;
+    extent *= l.extent;
+  }
+  Loop result{unique_loop_name(s, name), extent, fused.front().kind, Annotation::kNone, Expr()};
+  result.var = var(result.name);
+  int64_t inner = 1;  // product of the extents inside the loop being recovered
+  for (size_t i = fused.size(); i-- > 0;) {
+    Expr value = inner == 1 ? result.var : result.var / Expr(inner);
+    if (i != 0) value = value % Expr(fused[i].extent);
+    rewrite_loop_var(s, fused[i].var.get(), value);
+    inner *= fused[i].extent;
+  }
+  s.loops.erase(s.loops.begin() + indices.front(), s.loops.begin() + indices.back() + 1);
+  s.loops.insert(s.loops.begin() + indices.front(), result);
+  return {};
+}
+
+Result<Annotation> parse_annotation(const std::string& text) {
+  if (text == "parallel") return Annotation::kParallel;
+  if (text == "vectorize") return Annotation::kVectorize;
+  if (text == "unroll") return Annotation::kUnroll;
+  return make_error("unknown annotation '" + text + "' (expected parallel, vectorize or unroll)");
+}
+
+Result<void> apply(const AnnotateStep& step, State& state) {
+  auto annotation = parse_annotation(step.annotation);
+  if (!annotation) return annotation.error();
+  auto stage = find_stage(state, step.stage);
+  if (!stage) return stage.error();
+  auto index = find_loop(state, *stage, step.loop);
+  if (!index) return index.error();
+  Loop& loop = state.mutable_stage(*stage).loops[*index];
+  const std::string what = "loop '" + loop.name + "' of stage '" + step.stage + "'";
+  if (loop.annotation != Annotation::kNone) {
+    return make_error(what + " is already marked " + to_string(loop.annotation));
+  }
+  switch (*annotation) {
+    case Annotation::kParallel:
+      if (loop.kind == IterKind::kReduce) {
+        return make_error("cannot parallelize reduction " + what +
+                          ": its iterations accumulate into the same output");
+      }
+      break;
+    case Annotation::kVectorize:
+      if (loop.kind == IterKind::kReduce) {
+        return make_error("cannot vectorize reduction " + what +
+                          ": its lanes would accumulate into the same output");
+      }
+      if (loop.extent > kMaxVectorLanes) {
+        return make_error("cannot vectorize " + what + " of extent " + std::to_string(loop.extent) +
+                          " (at most " + std::to_string(kMaxVectorLanes) + " lanes; split it first)");
+      }
+      break;
+    case Annotation::kUnroll:
+      if (loop.extent > kMaxUnrollExtent) {
+        return make_error("cannot unroll " + what + " of extent " + std::to_string(loop.extent) +
+                          " (at most " + std::to_string(kMaxUnrollExtent) + "; split it first)");
+      }
+      break;
+    case Annotation::kNone: break;
+  }
+  loop.annotation = *annotation;
+  return {};
+}
+
+Result<void> apply(const ComputeInlineStep& step, State& state) {
+  auto stage = find_stage(state, step.stage);
+  if (!stage) return stage.error();
+  StageState& s = state.mutable_stage(*stage);
+  if (s.op->reduce != ReduceKind::kNone) {
+    return make_error("cannot inline stage '" + step.stage + "': it is a reduction");
+  }
+  if (state.dag().is_output(step.stage)) {
+    return make_error("cannot inline stage '" + step.stage + "': it is an output of the DAG");
+  }
+  for (const Loop& l : s.loops) {
+    if (l.annotation != Annotation::kNone || s.loops.size() != s.op->axes.size()) {
+      return make_error("cannot inline stage '" + step.stage +
+                        "': its loops were already transformed");
+    }
+  }
+  s.location = ComputeLocation::kInlined;
+  return {};
+}
+
+Result<void> apply(const AutoUnrollStep& step, State& state) {
+  auto stage = find_stage(state, step.stage);
+  if (!stage) return stage.error();
+  if (step.max_step < 0 || step.max_step > 4096) {
+    return make_error("auto_unroll_max_step " + std::to_string(step.max_step) +
+                      " is out of range [0, 4096]");
+  }
+  state.mutable_stage(*stage).auto_unroll_max_step = step.max_step;
+  return {};
+}
+
+}  // namespace
+
+Result<void> apply_step(const Step& step, State& state) {
+  return std::visit([&state](const auto& s) { return apply(s, state); }, step);
+}
+
+std::string describe_step(const Step& step) {
+  std::ostringstream os;
+  std::visit(
+      [&os](const auto& s) {
+        using T = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<T, SplitStep>) {
+          os << "split " << s.stage << "." << s.loop << " by [";
+          for (size_t i = 0; i < s.factors.size(); ++i) os << (i ? ", " : "") << s.factors[i];
+          os << "]";
+        } else if constexpr (std::is_same_v<T, ReorderStep>) {
+          os << "reorder " << s.stage << " to (" << join(s.order) << ")";
+        } else if constexpr (std::is_same_v<T, FuseStep>) {
+          os << "fuse " << s.stage << " (" << join(s.loops) << ")";
+        } else if constexpr (std::is_same_v<T, AnnotateStep>) {
+          os << s.annotation << " " << s.stage << "." << s.loop;
+        } else if constexpr (std::is_same_v<T, ComputeInlineStep>) {
+          os << "compute_inline " << s.stage;
+        } else {
+          os << "auto_unroll " << s.stage << " max_step=" << s.max_step;
+        }
+      },
+      step);
+  return os.str();
+}
+
+}  // namespace tessera::schedule

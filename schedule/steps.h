@@ -1,0 +1,69 @@
+// Schedule steps: the primitive edits of a State.
+//
+// Steps name stages and loops by their printed names ("C", "i.0"), so a schedule reads well
+// as JSON and is independent of internal indices. Every step validates itself against the
+// state and fails as a value with a message that says what is wrong and why.
+//
+// Adding a step: define its struct here (data only) and add it to `Step`; implement its check
+// and effect in steps.cc (`apply_step`), its JSON form in step_json.cc, its description in
+// `describe_step`; if it changes the loop structure beyond State's loop list, teach lower.cc;
+// add a refused case to tests/unit/steps_test.cc and a round trip to the JSON test.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "schedule/result.h"
+
+namespace tessera::schedule {
+
+class State;
+
+// Splits `loop` into len(factors)+1 loops: the outermost has extent ceil(extent / prod(factors))
+// and the others have the given factors, outer to inner. A product that does not divide the
+// extent adds a guard.
+struct SplitStep {
+  std::string stage, loop;
+  std::vector<int64_t> factors;
+};
+// Puts the named loops in this order; every loop of the stage must appear once.
+struct ReorderStep {
+  std::string stage;
+  std::vector<std::string> order;
+};
+// Fuses adjacent loops (outer to inner) into one whose extent is their product.
+struct FuseStep {
+  std::string stage;
+  std::vector<std::string> loops;
+};
+// Marks a loop parallel, vectorized or unrolled ("parallel" | "vectorize" | "unroll").
+struct AnnotateStep {
+  std::string stage, loop;
+  std::string annotation;
+};
+// Computes an elementwise stage inside each of its consumers instead of storing it.
+struct ComputeInlineStep {
+  std::string stage;
+};
+// Unrolls every loop nest of the stage whose total number of steps is at most `max_step`.
+struct AutoUnrollStep {
+  std::string stage;
+  int64_t max_step;
+};
+
+using Step = std::variant<SplitStep, ReorderStep, FuseStep, AnnotateStep, ComputeInlineStep,
+                          AutoUnrollStep>;
+
+// Checks `step` against `state` and applies it (State::apply is the public entry point).
+Result<void> apply_step(const Step& step, State& state);
+
+// One line, e.g. `split C.i by [32, 8]`.
+std::string describe_step(const Step& step);
+
+// Limits that keep generated code sane.
+inline constexpr int64_t kMaxVectorLanes = 64;
+inline constexpr int64_t kMaxUnrollExtent = 512;
+
+}  // namespace tessera::schedule
