@@ -1,0 +1,104 @@
+// LLVM backend behaviour beyond op coverage: the hand-scheduled matmul at awkward shapes and
+// thread counts, the vector IR it emits (contiguous loads vs gathers, FMA contraction), and
+// errors returned as values.
+#include <gtest/gtest.h>
+
+#include "jit_test_util.h"
+#include "runtime/parallel_runtime.h"
+#include "schedule/hand_schedules.h"
+#include "schedule/ops.h"
+
+namespace tessera::testing {
+namespace {
+
+using namespace tessera::schedule;
+
+TEST(JitBackend, HandScheduledMatmulAtNonDividingShapes) {
+  for (auto [m, n, k] : {std::tuple{64, 48, 40}, {13, 100, 7}, {1, 16, 1}, {9, 33, 130}}) {
+    auto dag = matmul(m, n, k);
+    ASSERT_TRUE(dag.ok());
+    EXPECT_TRUE(MatchesReference(*dag, matmul_hand_schedule(m, n, k)));
+  }
+}
+
+TEST(JitBackend, ParallelLoopsAgreeAcrossThreadCounts) {
+  auto dag = matmul(96, 64, 50);
+  ASSERT_TRUE(dag.ok());
+  for (int threads : {1, 2, 3}) {
+    runtime::set_num_threads(threads);
+    EXPECT_TRUE(MatchesReference(*dag, matmul_hand_schedule(96, 64, 50))) << threads << " threads";
+  }
+  runtime::set_num_threads(1);
+}
+
+std::string optimized_ir(const ComputeDAG& dag, const std::vector<Step>& steps) {
+  State state(dag);
+  EXPECT_TRUE(state.apply_all(steps).ok());
+  auto func = lower(state, "kernel");
+  runtime::CompileOptions options;
+  options.keep_llvm_ir = true;
+  auto kernel = runtime::compile_cpu(*func, options);
+  EXPECT_TRUE(kernel.ok()) << kernel.error().message;
+  return kernel.ok() ? kernel->llvm_ir() : "";
+}
+
+TEST(JitBackend, ContiguousVectorLoopUsesVectorLoadsAndContractibleMath) {
+  auto dag = matmul(32, 32, 32);
+  std::string ir = optimized_ir(*dag, matmul_hand_schedule(32, 32, 32));
+  EXPECT_NE(ir.find("load <16 x float>"), std::string::npos);
+  EXPECT_NE(ir.find("store <16 x float>"), std::string::npos);
+  EXPECT_EQ(ir.find("masked.gather"), std::string::npos);
+  EXPECT_NE(ir.find("contract"), std::string::npos);
+  EXPECT_NE(ir.find("prefer-vector-width\"=\"512\""), std::string::npos);
+}
+
+TEST(JitBackend, StridedVectorLoadBecomesGather) {
+  // B is [N, K] when transposed: consecutive j are K floats apart.
+  auto dag = matmul(8, 16, 12, false, true);
+  std::vector<Step> steps{ReorderStep{"C", {"i", "r0", "j"}}, AnnotateStep{"C", "j", "vectorize"}};
+  std::string ir = optimized_ir(*dag, steps);
+  EXPECT_NE(ir.find("masked.gather"), std::string::npos);
+  EXPECT_TRUE(MatchesReference(*dag, steps));
+}
+
+TEST(JitBackend, RunRejectsBadBuffers) {
+  auto dag = elementwise(Elementwise::kRelu, {4, 4});
+  auto func = lower(State(*dag), "relu");
+  auto kernel = runtime::compile_cpu(*func);
+  ASSERT_TRUE(kernel.ok());
+  runtime::AlignedBuffer x(16), y(16);
+  auto wrong_count = kernel->run({x.data()});
+  ASSERT_FALSE(wrong_count.ok());
+  EXPECT_NE(wrong_count.error().message.find("takes 2 buffers"), std::string::npos);
+  auto misaligned = kernel->run({x.data() + 1, y.data()});
+  ASSERT_FALSE(misaligned.ok());
+  EXPECT_NE(misaligned.error().message.find("64-byte aligned"), std::string::npos);
+  EXPECT_TRUE(kernel->run({x.data(), y.data()}).ok());
+}
+
+TEST(JitBackend, UnsupportedLoopKindIsAnErrorValue) {
+  auto dag = elementwise(Elementwise::kRelu, {4, 4});
+  auto func = lower(State(*dag), "relu");
+  ASSERT_TRUE(func.ok());
+  LoweredFunc gpu = *func;
+  const StmtNode& outer = *gpu.body;
+  ASSERT_EQ(outer.kind, StmtKind::kFor);
+  gpu.body = make_for(outer.loop_var, outer.extent, ForKind::kGpuBlock, outer.body);
+  auto kernel = runtime::compile_cpu(gpu);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_NE(kernel.error().message.find("GPU axis"), std::string::npos);
+}
+
+TEST(JitBackend, SelectGuardsOutOfBoundsReadsInVectorLoops) {
+  // The pad stage reads X only where the select's condition holds; vectorized over w, the read
+  // must be masked, or lanes at the border would read outside X.
+  Conv2dParams p{1, 2, 5, 16, 2, 3, 3};
+  p.pad_h = p.pad_w = 1;
+  auto dag = conv2d(p);
+  ASSERT_TRUE(dag.ok());
+  std::vector<Step> steps{SplitStep{"pad", "w", {6}}, AnnotateStep{"pad", "w.1", "vectorize"}};
+  EXPECT_TRUE(MatchesReference(*dag, steps));
+}
+
+}  // namespace
+}  // namespace tessera::testing
