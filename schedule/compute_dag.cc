@@ -10,7 +10,7 @@
 namespace tessera::schedule {
 
 uint64_t fnv1a64(const std::string& text) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = 14695981039346656037ull;  // FNV-1a 64-bit offset basis
   for (unsigned char c : text) {
     h ^= c;
     h *= 1099511628211ull;
@@ -45,6 +45,12 @@ Result<ComputeDAG> ComputeDAG::make(std::string summary, std::vector<Tensor> inp
       if (d <= 0) {
         return make_error(dag.summary_ + ": stage '" + t->name + "' has a non-positive extent " +
                           std::to_string(d));
+      }
+    }
+    for (const Axis& r : t->reduce_axes) {
+      if (r.extent <= 0) {
+        return make_error(dag.summary_ + ": stage '" + t->name + "' has a non-positive reduction extent " +
+                          std::to_string(r.extent));
       }
     }
     if (t->is_placeholder &&

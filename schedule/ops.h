@@ -7,7 +7,7 @@
 //
 // Adding an op: write a builder below returning Result<ComputeDAG>; give its stages plain names;
 // validate every shape parameter; add it to `make_op` (ops_registry.cc) so configs can name it;
-// add it to tests/unit/ops_test.cc (reference values) and to the JIT test list.
+// add it to tests/unit/schedule/ops_test.cc and reference_test.cc and to the JIT test list.
 #pragma once
 
 #include <cstdint>

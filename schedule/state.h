@@ -58,7 +58,7 @@ class State {
   // Applies steps in order, stopping at the first error (which names the step's position).
   Result<void> apply_all(const std::vector<Step>& steps);
 
-  // Readable summary of the loop structure, e.g. "C: i.0 (16, parallel) j (64) ...".
+  // Readable summary of the loop structure, e.g. "C: i.0(16, parallel) j(64) r0(64, reduce)".
   std::string describe() const;
 
   // Mutable access for the step implementations (steps.cc).

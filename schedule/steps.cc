@@ -89,11 +89,11 @@ Result<void> apply(const SplitStep& step, State& state) {
   int64_t product = 1;
   for (int64_t f : step.factors) {
     if (f < 1) return make_error("split factor " + std::to_string(f) + " of loop '" + loop.name + "' is not positive");
-    product *= f;
-    if (product > loop.extent) {
+    if (f > loop.extent / product) {  // product * f > extent, without overflow
       return make_error("split factors of loop '" + loop.name + "' multiply past its extent " +
                         std::to_string(loop.extent));
     }
+    product *= f;
   }
   int64_t outer = (loop.extent + product - 1) / product;
   std::vector<Loop> parts;

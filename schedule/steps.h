@@ -7,7 +7,8 @@
 // Adding a step: define its struct here (data only) and add it to `Step`; implement its check
 // and effect in steps.cc (`apply_step`), its JSON form in step_json.cc, its description in
 // `describe_step`; if it changes the loop structure beyond State's loop list, teach lower.cc;
-// add a refused case to tests/unit/steps_test.cc and a round trip to the JSON test.
+// add refused cases to tests/reject/steps_reject_test.cc and a round trip to
+// tests/unit/schedule/step_json_test.cc.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,153 @@
+// Refused schedule steps, table-driven: each row applies setup steps that must succeed, then one
+// step that must be refused with a message containing the row's fragment (text from
+// schedule/steps.cc); a refusal leaves the State exactly as it was, and apply_all names the step.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "schedule/ops.h"
+#include "schedule/state.h"
+#include "schedule/steps.h"
+
+namespace {
+
+using namespace tessera::schedule;
+using tessera::Result;
+
+struct RejectCase {
+  std::string name;
+  std::function<Result<ComputeDAG>()> dag;
+  std::vector<Step> setup;
+  Step refused;
+  std::string fragment;
+};
+
+Result<ComputeDAG> mm64() { return matmul(64, 64, 64); }
+Result<ComputeDAG> softmax_4x8() { return softmax({4, 8}); }
+
+std::vector<RejectCase> cases() {
+  return {
+      // Annotations.
+      {"VectorizeReduction", mm64, {}, AnnotateStep{"C", "r0", "vectorize"},
+       "cannot vectorize reduction loop 'r0' of stage 'C'"},
+      {"ParallelizeReduction", mm64, {}, AnnotateStep{"C", "r0", "parallel"},
+       "cannot parallelize reduction loop 'r0' of stage 'C'"},
+      {"VectorizeTooManyLanes", [] { return matmul(64, 128, 64); }, {},
+       AnnotateStep{"C", "j", "vectorize"},
+       "cannot vectorize loop 'j' of stage 'C' of extent 128 (at most 64 lanes"},
+      {"VectorizeSplitPartTooLong", [] { return matmul(64, 256, 64); },
+       {SplitStep{"C", "j", {128}}}, AnnotateStep{"C", "j.1", "vectorize"},
+       "cannot vectorize loop 'j.1' of stage 'C' of extent 128"},
+      {"UnrollTooLong", [] { return matmul(1024, 8, 8); }, {}, AnnotateStep{"C", "i", "unroll"},
+       "cannot unroll loop 'i' of stage 'C' of extent 1024 (at most 512; split it first)"},
+      {"AnnotateTwice", mm64, {AnnotateStep{"C", "i", "parallel"}},
+       AnnotateStep{"C", "i", "unroll"}, "loop 'i' of stage 'C' is already marked parallel"},
+      {"UnknownAnnotation", mm64, {}, AnnotateStep{"C", "i", "simd"},
+       "unknown annotation 'simd' (expected parallel, vectorize or unroll)"},
+      // Reorder.
+      {"ReorderLoopOfAnotherStage", softmax_4x8, {}, ReorderStep{"maxval", {"i", "j"}},
+       "loop 'j' belongs to stage 'expval', not 'maxval'"},
+      {"ReorderMissingLoop", mm64, {}, ReorderStep{"C", {"j", "i"}},
+       "reorder of stage 'C' leaves out loops: r0"},
+      {"ReorderLoopTwice", mm64, {}, ReorderStep{"C", {"i", "i", "j"}},
+       "reorder names loop 'i' twice"},
+      {"ReorderReplacedLoop", mm64, {SplitStep{"C", "i", {8}}}, ReorderStep{"C", {"i", "j", "r0"}},
+       "stage 'C' has no loop 'i' (loops: i.0, i.1, j, r0)"},
+      // Split.
+      {"SplitProductPastExtent", mm64, {}, SplitStep{"C", "i", {8, 16}},
+       "split factors of loop 'i' multiply past its extent 64"},
+      {"SplitZeroFactor", mm64, {}, SplitStep{"C", "i", {0}},
+       "split factor 0 of loop 'i' is not positive"},
+      {"SplitNegativeFactor", mm64, {}, SplitStep{"C", "i", {4, -2}},
+       "split factor -2 of loop 'i' is not positive"},
+      // 2 * INT64_MAX must not wrap around to a "small" product (records come from JSON).
+      {"SplitFactorsOverflow", mm64, {},
+       SplitStep{"C", "i", {2, std::numeric_limits<int64_t>::max()}},
+       "split factors of loop 'i' multiply past its extent 64"},
+      {"SplitNoFactors", mm64, {}, SplitStep{"C", "i", {}},
+       "split of 'i' needs at least one factor"},
+      {"SplitAnnotatedLoop", mm64, {AnnotateStep{"C", "i", "parallel"}},
+       SplitStep{"C", "i", {8}}, "loop 'i' is already marked parallel; split it before annotating"},
+      // Fuse.
+      {"FuseNonAdjacent", mm64, {}, FuseStep{"C", {"i", "r0"}},
+       "fuse needs adjacent loops, outer to inner; 'i' is not directly outside 'r0'"},
+      {"FuseInnerToOuter", mm64, {}, FuseStep{"C", {"j", "i"}}, "'j' is not directly outside 'i'"},
+      {"FuseSpatialWithReduction", mm64, {}, FuseStep{"C", {"j", "r0"}},
+       "cannot fuse spatial and reduction loops ('j' with 'r0')"},
+      {"FuseOneLoop", mm64, {}, FuseStep{"C", {"i"}}, "fuse needs at least two loops"},
+      {"FuseAnnotatedLoop", mm64, {AnnotateStep{"C", "j", "vectorize"}}, FuseStep{"C", {"i", "j"}},
+       "loop 'j' is already marked vectorize; fuse before annotating"},
+      // Names.
+      {"UnknownStage", mm64, {}, SplitStep{"D", "i", {8}}, "no stage named 'D' (stages: C)"},
+      {"UnknownLoop", mm64, {}, SplitStep{"C", "x", {8}},
+       "stage 'C' has no loop 'x' (loops: i, j, r0)"},
+      {"InputStageHasNoLoops", mm64, {}, SplitStep{"A", "i", {8}},
+       "stage 'A' is an input; it has no loops"},
+      {"InlinedStageHasNoLoops", softmax_4x8, {ComputeInlineStep{"expval"}},
+       SplitStep{"expval", "j", {2}},
+       "stage 'expval' is inlined into its consumers; it has no loops"},
+      // compute_inline.
+      {"InlineReduction", softmax_4x8, {}, ComputeInlineStep{"maxval"},
+       "cannot inline stage 'maxval': it is a reduction"},
+      {"InlineOutput", softmax_4x8, {}, ComputeInlineStep{"softmax"},
+       "cannot inline stage 'softmax': it is an output of the DAG"},
+      {"InlineTransformedStage", softmax_4x8, {SplitStep{"expval", "j", {2}}},
+       ComputeInlineStep{"expval"},
+       "cannot inline stage 'expval': its loops were already transformed"},
+      {"InlineAnnotatedStage", softmax_4x8, {AnnotateStep{"expval", "j", "vectorize"}},
+       ComputeInlineStep{"expval"}, "its loops were already transformed"},
+      {"InlineTwice", softmax_4x8, {ComputeInlineStep{"expval"}}, ComputeInlineStep{"expval"},
+       "stage 'expval' is inlined into its consumers"},
+      // auto_unroll.
+      {"AutoUnrollTooLarge", mm64, {}, AutoUnrollStep{"C", 5000},
+       "auto_unroll_max_step 5000 is out of range [0, 4096]"},
+      {"AutoUnrollNegative", mm64, {}, AutoUnrollStep{"C", -1},
+       "auto_unroll_max_step -1 is out of range [0, 4096]"},
+  };
+}
+
+class StepRejectTest : public ::testing::TestWithParam<RejectCase> {};
+
+TEST_P(StepRejectTest, RefusedWithMessageAndStateUnchanged) {
+  const RejectCase& c = GetParam();
+  auto dag = c.dag();
+  ASSERT_TRUE(dag.ok()) << dag.error().message;
+  State state(*dag);
+  for (const Step& step : c.setup) {
+    auto r = state.apply(step);
+    ASSERT_TRUE(r.ok()) << "setup step " << describe_step(step) << ": " << r.error().message;
+  }
+  const std::string before = state.describe();
+  const size_t history = state.history().size();
+
+  auto refused = state.apply(c.refused);
+  ASSERT_FALSE(refused.ok()) << describe_step(c.refused) << " was accepted";
+  const std::string& message = refused.error().message;
+  EXPECT_NE(message.find(c.fragment), std::string::npos)
+      << "message: " << message << "\nexpected fragment: " << c.fragment;
+  EXPECT_EQ(state.describe(), before);
+  EXPECT_EQ(state.history().size(), history);
+
+  // apply_all reports the position and description of the refused step, and keeps nothing.
+  State fresh(*dag);
+  std::vector<Step> all = c.setup;
+  all.push_back(c.refused);
+  auto r = fresh.apply_all(all);
+  ASSERT_FALSE(r.ok());
+  const std::string prefix =
+      "step " + std::to_string(c.setup.size()) + " (" + describe_step(c.refused) + "): ";
+  EXPECT_EQ(r.error().message.rfind(prefix, 0), 0u) << r.error().message;
+  EXPECT_NE(r.error().message.find(c.fragment), std::string::npos) << r.error().message;
+  EXPECT_TRUE(fresh.history().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Steps, StepRejectTest, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<RejectCase>& info) {
+                           return info.param.name;
+                         });
+
+}  // namespace
