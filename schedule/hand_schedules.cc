@@ -22,4 +22,31 @@ std::vector<Step> matmul_hand_schedule(int64_t m, int64_t n, int64_t k, const Ma
   };
 }
 
+std::vector<Step> matmul_cache_write_schedule(int64_t m, int64_t n, int64_t k,
+                                              const MatmulTiling& t) {
+  int64_t mr = std::min(t.mr, m);
+  int64_t lanes = std::min(t.lanes, n);
+  int64_t nr = std::max<int64_t>(1, std::min(t.nr, n / lanes));
+  return {
+      CacheWriteStep{"C", "local"},
+      CacheReadStep{"B", "C.local", "local"},
+      SplitStep{"C", "i", {mr}},
+      SplitStep{"C", "j", {nr, lanes}},
+      ReorderStep{"C", {"j.0", "i.0", "i.1", "j.1", "j.2"}},
+      ComputeAtStep{"C.local", "C", "i.0"},
+      ComputeAtStep{"B.local", "C", "j.0"},
+      AnnotateStep{"C", "j.0", "parallel"},
+      AnnotateStep{"C", "i.1", "unroll"},
+      AnnotateStep{"C", "j.1", "unroll"},
+      AnnotateStep{"C", "j.2", "vectorize"},
+      SplitStep{"C.local", "j", {lanes}},
+      ReorderStep{"C.local", {"r0", "i", "j.0", "j.1"}},
+      AnnotateStep{"C.local", "i", "unroll"},
+      AnnotateStep{"C.local", "j.0", "unroll"},
+      AnnotateStep{"C.local", "j.1", "vectorize"},
+      SplitStep{"B.local", "j", {lanes}},
+      AnnotateStep{"B.local", "j.1", "vectorize"},
+  };
+}
+
 }  // namespace tessera::schedule

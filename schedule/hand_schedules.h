@@ -26,4 +26,11 @@ struct MatmulTiling {
 std::vector<Step> matmul_hand_schedule(int64_t m, int64_t n, int64_t k,
                                        const MatmulTiling& tiling = {});
 
+// The same micro-kernel written with multi-stage steps: cache_write gives C a local
+// accumulator tile (C.local, computed at C's i.0 over the whole reduction, registers once
+// unrolled), and cache_read packs the kc x (nr*lanes) panel of B that one j.0 iteration reads
+// into a contiguous buffer (B.local, computed at C's j.0).
+std::vector<Step> matmul_cache_write_schedule(int64_t m, int64_t n, int64_t k,
+                                              const MatmulTiling& tiling = {});
+
 }  // namespace tessera::schedule

@@ -3,14 +3,17 @@
 
 #include <algorithm>
 
+#include "schedule/region.h"
 #include "schedule/simplify.h"
 
 namespace tessera::schedule {
 namespace {
 
+using VarList = std::vector<const ExprNode*>;
+
 class Lowerer {
  public:
-  explicit Lowerer(const State& state) : state_(state) {}
+  explicit Lowerer(const State& state) : state_(state), ranges_(loop_ranges(state)) {}
 
   Result<LoweredFunc> run(const std::string& name) {
     LoweredFunc func;
@@ -20,77 +23,73 @@ class Lowerer {
                                               state_.dag().is_output(t->name)});
     }
     std::vector<Stmt> nests;
-    for (const StageState& s : state_.stages()) {
-      if (s.op->is_placeholder || s.location == ComputeLocation::kInlined) continue;
-      nests.push_back(lower_stage(s));
+    for (size_t i = 0; i < state_.stages().size(); ++i) {
+      const StageState& s = state_.stage(static_cast<int>(i));
+      if (s.op->is_placeholder || s.location != ComputeLocation::kRoot) continue;
+      nests.push_back(lower_stage(static_cast<int>(i), {}));
     }
     Stmt body = make_seq(std::move(nests));
-    // Intermediate stages live for the whole kernel.
+    // Intermediate stages at root live for the whole kernel.
     const auto& stages = state_.stages();
     for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
-      const Tensor& t = it->op;
-      if (t->is_placeholder || it->location == ComputeLocation::kInlined ||
-          state_.dag().is_output(t->name)) {
+      if (it->op->is_placeholder || it->location != ComputeLocation::kRoot ||
+          state_.dag().is_output(it->op->name)) {
         continue;
       }
-      body = make_allocate(t->name, t.num_elements(), t->dtype, StorageScope::kGlobal, body);
+      body = allocate(*it, body);
     }
     func.body = body;
+    if (!error_.empty()) return make_error(error_);
     return func;
   }
 
  private:
-  const TensorNode& tensor(const std::string& name) const {
-    return *state_.dag().stages()[state_.dag().stage_index(name)];
+  Stmt allocate(const StageState& s, Stmt body) const {
+    int64_t size = 1;
+    for (int64_t d : s.buffer_shape) size *= d;
+    return make_allocate(s.op->name, size, s.op->dtype, s.scope, std::move(body));
   }
 
-  // Row-major flat index of `indices` into tensor `name`.
+  // Row-major index of `indices` into the buffer of stage `name` (its region, if attached).
   Expr flatten(const std::string& name, const std::vector<Expr>& indices) const {
-    const auto& shape = tensor(name).shape;
-    Expr flat = indices.empty() ? Expr(int64_t{0}) : indices[0];
-    for (size_t d = 1; d < indices.size(); ++d) flat = flat * Expr(shape[d]) + indices[d];
-    return flat;
+    const StageState& s = state_.stage(state_.stage_index(name));
+    const std::vector<int64_t>& shape = s.op->is_placeholder ? s.op->shape : s.buffer_shape;
+    Expr flat;
+    for (size_t d = 0; d < indices.size(); ++d) {
+      Expr local = indices[d];
+      if (!s.op->is_placeholder) local = local - s.buffer_offset[d];
+      flat = d == 0 ? local : flat * Expr(shape[d]) + local;
+    }
+    return flat.defined() ? flat : Expr(int64_t{0});
   }
 
-  // Substitutes inlined producers into `e` and flattens every load.
-  Expr expand_loads(const Expr& e) const {
-    return rewrite_loads(e, [this](const Expr& load) -> Expr {
-      int index = state_.dag().stage_index(load->name);
-      const StageState& producer = state_.stage(index);
-      if (producer.location == ComputeLocation::kInlined) {
-        VarMap map;
-        for (size_t d = 0; d < load->operands.size(); ++d) {
-          map.emplace_back(producer.op->axes[d].var.get(), load->operands[d]);
-        }
-        return expand_loads(substitute(producer.op->body, map));
-      }
-      if (load->operands.size() == 1 && tensor(load->name).shape.size() != 1) return load;
-      return schedule::load(load->name, {flatten(load->name, load->operands)}, load->dtype);
+  Expr flatten_loads(const Expr& e) const {
+    return rewrite_loads(e, [this](const Expr& read) {
+      return load(read->name, {flatten(read->name, read->operands)}, read->dtype);
     });
   }
 
-  // Wraps `leaf` in `loops` (outermost first), placing each guard whose variables are bound by
-  // `outer` and `loops` at the innermost loop that binds one of them; guards bound by `outer`
-  // alone are left for the enclosing nest.
-  Stmt build_nest(const std::vector<Loop>& loops, Stmt leaf, const std::vector<Expr>& guards,
-                  const std::vector<const ExprNode*>& outer, int64_t auto_unroll,
-                  int64_t steps_below = 1) const {
+  // Wraps `leaf` in `loops` (outermost first). A guard goes inside the innermost of `loops`
+  // that binds one of its variables, once all the stage's loops it reads are bound; guards
+  // that none of `loops` binds are placed at the top only when `place_free_guards`. With `attach`, stages computed at a loop of `stage` are
+  // lowered into the start of that loop's body. `bound` lists the variables bound outside.
+  Stmt build_nest(int stage, const std::vector<Loop>& loops, Stmt leaf,
+                  const std::vector<Expr>& guards, bool place_free_guards, bool attach,
+                  const VarList& bound, int64_t steps_below = 1) const {
+    const StageState& s = state_.stage(stage);
     std::vector<std::vector<Expr>> guards_at(loops.size() + 1);
     for (const Expr& g : guards) {
-      std::vector<const ExprNode*> vars;
-      collect_vars(g, &vars);
+      // Placeable only where every loop of this stage that the guard reads is bound.
+      bool placeable = std::all_of(s.loops.begin(), s.loops.end(), [&](const Loop& l) {
+        const ExprNode* v = l.var.get();
+        return !uses_var(g, v) || std::find(bound.begin(), bound.end(), v) != bound.end() ||
+               std::any_of(loops.begin(), loops.end(), [v](const Loop& m) { return m.var.get() == v; });
+      });
       int level = -1;
-      bool covered = true;
-      for (const ExprNode* v : vars) {
-        auto it = std::find_if(loops.begin(), loops.end(),
-                               [v](const Loop& l) { return l.var.get() == v; });
-        if (it != loops.end()) {
-          level = std::max(level, static_cast<int>(it - loops.begin()));
-        } else if (std::find(outer.begin(), outer.end(), v) == outer.end()) {
-          covered = false;
-        }
+      for (size_t i = 0; i < loops.size(); ++i) {
+        if (uses_var(g, loops[i].var.get())) level = static_cast<int>(i);
       }
-      if (covered && (level >= 0 || outer.empty())) guards_at[level + 1].push_back(g);
+      if (placeable && (level >= 0 || place_free_guards)) guards_at[level + 1].push_back(g);
     }
     Stmt nest = std::move(leaf);
     int64_t steps_inside = steps_below;
@@ -98,9 +97,20 @@ class Lowerer {
       for (const Expr& g : guards_at[i]) nest = make_if(g, nest);
       if (i == 0) break;
       const Loop& l = loops[i - 1];
+      if (attach) {
+        VarList inside = bound;
+        for (size_t j = 0; j < i; ++j) inside.push_back(loops[j].var.get());
+        std::vector<int> attached = state_.attached_to(s.op->name);
+        for (auto it = attached.rbegin(); it != attached.rend(); ++it) {
+          const StageState& a = state_.stage(*it);
+          if (a.attach_loop != l.name) continue;
+          nest = allocate(a, make_seq({lower_stage(*it, inside), nest}));
+        }
+      }
       steps_inside *= l.extent;
       ForKind kind = for_kind(l.annotation);
-      if (kind == ForKind::kSerial && auto_unroll > 0 && steps_inside <= auto_unroll) {
+      if (kind == ForKind::kSerial && s.auto_unroll_max_step > 0 &&
+          steps_inside <= s.auto_unroll_max_step) {
         kind = ForKind::kUnrolled;
       }
       nest = make_for(l.var, l.extent, kind, nest);
@@ -118,33 +128,23 @@ class Lowerer {
     return ForKind::kSerial;
   }
 
-  Stmt lower_stage(const StageState& s) const {
+  Stmt lower_stage(int index, const VarList& bound) const {
+    const StageState& s = state_.stage(index);
     const TensorNode& op = *s.op;
-    RangeMap ranges;
-    for (const Loop& l : s.loops) ranges.emplace_back(l.var.get(), Interval{0, l.extent - 1});
-
-    VarMap axis_map;
-    std::vector<Expr> out_indices;
-    for (size_t a = 0; a < op.axes.size(); ++a) {
-      axis_map.emplace_back(op.axes[a].var.get(), s.axis_value[a]);
-      out_indices.push_back(s.axis_value[a]);
-    }
-    for (size_t a = 0; a < op.reduce_axes.size(); ++a) {
-      axis_map.emplace_back(op.reduce_axes[a].var.get(), s.axis_value[op.axes.size() + a]);
-    }
-    Expr value = simplify(expand_loads(substitute(op.body, axis_map)), ranges);
-    Expr out_index = simplify(flatten(op.name, out_indices), ranges);
-
+    Expr value = simplify(flatten_loads(stage_body_in_loops(state_, index)), ranges_);
+    Expr out_index = simplify(flatten(op.name, {s.axis_value.begin(),
+                                                s.axis_value.begin() + op.axes.size()}),
+                              ranges_);
     std::vector<Expr> guards;
     for (const Expr& g : s.guards) {
-      Expr simple = simplify(g, ranges);
+      Expr simple = simplify(g, ranges_);
       int64_t truth;
       if (!is_const_int(simple, &truth) || !truth) guards.push_back(simple);
     }
 
     if (op.reduce == ReduceKind::kNone) {
-      return build_nest(s.loops, make_store(op.name, out_index, value), guards, {},
-                        s.auto_unroll_max_step);
+      return build_nest(index, s.loops, make_store(op.name, out_index, value), guards, true, true,
+                        bound);
     }
     Expr current = load(op.name, {out_index}, op.dtype);
     Expr update = op.reduce == ReduceKind::kSum ? current + value : max(current, value);
@@ -156,20 +156,28 @@ class Lowerer {
     for (const Loop& l : inner) {
       if (l.kind == IterKind::kSpatial) init_loops.push_back(l);
     }
-    std::vector<const ExprNode*> outer_vars;
-    for (const Loop& l : outer) outer_vars.push_back(l.var.get());
-
-    Stmt init = build_nest(init_loops, make_store(op.name, out_index, op.init), guards, outer_vars,
-                           s.auto_unroll_max_step);
-    Stmt main = build_nest(inner, make_store(op.name, out_index, update), guards, outer_vars,
-                           s.auto_unroll_max_step);
+    // Guards on reduction loops do not concern the init nest (guards never mix the two kinds).
+    std::vector<Expr> init_guards;
+    for (const Expr& g : guards) {
+      bool on_reduce = std::any_of(inner.begin(), inner.end(), [&](const Loop& l) {
+        return l.kind == IterKind::kReduce && uses_var(g, l.var.get());
+      });
+      if (!on_reduce) init_guards.push_back(g);
+    }
+    VarList inside = bound;
+    for (const Loop& l : outer) inside.push_back(l.var.get());
+    Stmt init = build_nest(index, init_loops, make_store(op.name, out_index, op.init), init_guards,
+                           false, false, inside);
+    Stmt main = build_nest(index, inner, make_store(op.name, out_index, update), guards, false,
+                           true, inside);
     int64_t inner_steps = 1;
     for (const Loop& l : inner) inner_steps *= l.extent;
-    return build_nest(outer, make_seq({init, main}), guards, {}, s.auto_unroll_max_step,
-                      inner_steps);
+    return build_nest(index, outer, make_seq({init, main}), guards, true, true, bound, inner_steps);
   }
 
   const State& state_;
+  RangeMap ranges_;
+  std::string error_;
 };
 
 }  // namespace

@@ -15,22 +15,59 @@ const char* to_string(Annotation a) {
   return "?";
 }
 
+StageState initial_stage_state(const Tensor& t) {
+  StageState s;
+  s.op = t;
+  if (t->is_placeholder) return s;
+  for (const Axis& a : t->axes) {
+    s.loops.push_back(Loop{a.name, a.extent, IterKind::kSpatial, Annotation::kNone, a.var});
+    s.axis_value.push_back(a.var);
+    s.buffer_offset.push_back(Expr(int64_t{0}));
+  }
+  for (const Axis& a : t->reduce_axes) {
+    s.loops.push_back(Loop{a.name, a.extent, IterKind::kReduce, Annotation::kNone, a.var});
+    s.axis_value.push_back(a.var);
+  }
+  s.buffer_shape = t->shape;
+  return s;
+}
+
 State::State(ComputeDAG dag) : dag_(std::move(dag)) {
-  for (const Tensor& t : dag_.stages()) {
-    StageState s;
-    s.op = t;
-    if (!t->is_placeholder) {
-      for (const Axis& a : t->axes) {
-        s.loops.push_back(Loop{a.name, a.extent, IterKind::kSpatial, Annotation::kNone, a.var});
-        s.axis_value.push_back(a.var);
-      }
-      for (const Axis& a : t->reduce_axes) {
-        s.loops.push_back(Loop{a.name, a.extent, IterKind::kReduce, Annotation::kNone, a.var});
-        s.axis_value.push_back(a.var);
+  for (const Tensor& t : dag_.stages()) stages_.push_back(initial_stage_state(t));
+}
+
+int State::stage_index(const std::string& name) const {
+  for (size_t i = 0; i < stages_.size(); ++i) {
+    if (stages_[i].op->name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::vector<int> State::consumers(const std::string& name) const {
+  std::vector<int> result;
+  for (size_t i = 0; i < stages_.size(); ++i) {
+    for (const auto& in : stages_[i].op->inputs) {
+      if (in->name == name) {
+        result.push_back(static_cast<int>(i));
+        break;
       }
     }
-    stages_.push_back(std::move(s));
   }
+  return result;
+}
+
+std::vector<int> State::attached_to(const std::string& name) const {
+  std::vector<int> result;
+  for (size_t i = 0; i < stages_.size(); ++i) {
+    if (stages_[i].location == ComputeLocation::kAttached && stages_[i].attach_stage == name) {
+      result.push_back(static_cast<int>(i));
+    }
+  }
+  return result;
+}
+
+void State::insert_stage(int position, StageState stage) {
+  stages_.insert(stages_.begin() + position, std::move(stage));
 }
 
 Result<void> State::apply(const Step& step) {
@@ -61,6 +98,9 @@ std::string State::describe() const {
     if (s.location == ComputeLocation::kInlined) {
       os << " inlined\n";
       continue;
+    }
+    if (s.location == ComputeLocation::kAttached) {
+      os << " at " << s.attach_stage << "." << s.attach_loop << ",";
     }
     for (const Loop& l : s.loops) {
       os << " " << l.name << "(" << l.extent;

@@ -4,6 +4,10 @@
 // search can branch freely. Each stage keeps its loops (outermost first) and, for every original
 // axis, the expression that recovers the axis from the current loop variables; splits and
 // fuses rewrite those expressions, and a split that does not divide its extent adds a guard.
+// A stage is computed at root, inlined into its consumers, or attached at a loop of a consumer
+// (compute_at), where it computes only the region that one iteration of that loop reads, into a
+// buffer of the region's shape. Steps that add stages (cache_write, cache_read, rfactor) change
+// the stage list; the ComputeDAG keeps the task's identity (workload key, inputs, outputs).
 // Lowering (lower.h) reads a State directly, with no replay. The steps that produced it are kept
 // (steps.h) so a schedule serializes and replays.
 #pragma once
@@ -14,6 +18,7 @@
 
 #include "schedule/compute_dag.h"
 #include "schedule/expr.h"
+#include "schedule/loop_nest.h"
 #include "schedule/steps.h"
 
 namespace tessera::schedule {
@@ -32,16 +37,26 @@ struct Loop {
   Expr var;
 };
 
-enum class ComputeLocation : uint8_t { kRoot, kInlined };
+enum class ComputeLocation : uint8_t { kRoot, kInlined, kAttached };
 
 struct StageState {
   Tensor op;
   std::vector<Loop> loops;       // outermost first; empty for placeholders
   std::vector<Expr> axis_value;  // per original axis (spatial, then reduce): in loop variables
-  std::vector<Expr> guards;      // conditions a point must meet (from non-dividing splits)
+  std::vector<Expr> guards;      // conditions a point must meet (non-dividing splits, regions)
   ComputeLocation location = ComputeLocation::kRoot;
   int64_t auto_unroll_max_step = 0;  // 0: off; else unroll loop nests of at most this many steps
+  // kAttached: computed inside loop `attach_loop` of stage `attach_stage`.
+  std::string attach_stage, attach_loop;
+  // The stage's buffer: the whole tensor at root (offset 0); the region at an attach point,
+  // element d of the tensor living at buffer index d - buffer_offset[d].
+  std::vector<Expr> buffer_offset;
+  std::vector<int64_t> buffer_shape;
+  StorageScope scope = StorageScope::kGlobal;
 };
+
+// The state of a stage before any step: at root, one loop per axis, spatial then reduce.
+StageState initial_stage_state(const Tensor& op);
 
 class State {
  public:
@@ -52,6 +67,11 @@ class State {
   const std::vector<StageState>& stages() const { return stages_; }
   const StageState& stage(int index) const { return stages_[index]; }
   const std::vector<Step>& history() const { return history_; }
+  int stage_index(const std::string& name) const;  // -1 when absent
+  // Stages whose definitions read stage `name`.
+  std::vector<int> consumers(const std::string& name) const;
+  // Stages attached (compute_at) to a loop of stage `name`.
+  std::vector<int> attached_to(const std::string& name) const;
 
   // Applies one step: on success it is appended to the history; on error nothing changes.
   Result<void> apply(const Step& step);
@@ -63,6 +83,7 @@ class State {
 
   // Mutable access for the step implementations (steps.cc).
   StageState& mutable_stage(int index) { return stages_[index]; }
+  void insert_stage(int position, StageState stage);
 
  private:
   ComputeDAG dag_;

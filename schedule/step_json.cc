@@ -23,8 +23,19 @@ json step_to_json(const Step& step) {
                   {"annotation", s.annotation}};
         } else if constexpr (std::is_same_v<T, ComputeInlineStep>) {
           return {{"step", "compute_inline"}, {"stage", s.stage}};
-        } else {
+        } else if constexpr (std::is_same_v<T, AutoUnrollStep>) {
           return {{"step", "auto_unroll"}, {"stage", s.stage}, {"max_step", s.max_step}};
+        } else if constexpr (std::is_same_v<T, ComputeAtStep>) {
+          return {{"step", "compute_at"}, {"stage", s.stage}, {"target", s.target}, {"loop", s.loop}};
+        } else if constexpr (std::is_same_v<T, ComputeRootStep>) {
+          return {{"step", "compute_root"}, {"stage", s.stage}};
+        } else if constexpr (std::is_same_v<T, CacheWriteStep>) {
+          return {{"step", "cache_write"}, {"stage", s.stage}, {"scope", s.scope}};
+        } else if constexpr (std::is_same_v<T, CacheReadStep>) {
+          return {{"step", "cache_read"}, {"stage", s.stage}, {"consumer", s.consumer},
+                  {"scope", s.scope}};
+        } else {
+          return {{"step", "rfactor"}, {"stage", s.stage}, {"loop", s.loop}};
         }
       },
       step);
@@ -147,8 +158,35 @@ Result<Step> step_from_json(const json& j) {
     TESSERA_TRY(max_step, f.integer("max_step"));
     return finish(f, AutoUnrollStep{stage, max_step});
   }
+  if (kind == "compute_at") {
+    TESSERA_TRY(stage, f.string("stage"));
+    TESSERA_TRY(target, f.string("target"));
+    TESSERA_TRY(loop, f.string("loop"));
+    return finish(f, ComputeAtStep{stage, target, loop});
+  }
+  if (kind == "compute_root") {
+    TESSERA_TRY(stage, f.string("stage"));
+    return finish(f, ComputeRootStep{stage});
+  }
+  if (kind == "cache_write") {
+    TESSERA_TRY(stage, f.string("stage"));
+    TESSERA_TRY(scope, f.string("scope"));
+    return finish(f, CacheWriteStep{stage, scope});
+  }
+  if (kind == "cache_read") {
+    TESSERA_TRY(stage, f.string("stage"));
+    TESSERA_TRY(consumer, f.string("consumer"));
+    TESSERA_TRY(scope, f.string("scope"));
+    return finish(f, CacheReadStep{stage, consumer, scope});
+  }
+  if (kind == "rfactor") {
+    TESSERA_TRY(stage, f.string("stage"));
+    TESSERA_TRY(loop, f.string("loop"));
+    return finish(f, RFactorStep{stage, loop});
+  }
   return make_error("unknown step kind '" + kind +
-                    "' (expected split, reorder, fuse, annotate, compute_inline, auto_unroll)");
+                    "' (expected split, reorder, fuse, annotate, compute_inline, auto_unroll, "
+                    "compute_at, compute_root, cache_write, cache_read, rfactor)");
 }
 
 #undef TESSERA_TRY

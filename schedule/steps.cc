@@ -6,10 +6,10 @@
 #include <set>
 #include <sstream>
 
-#include "schedule/state.h"
+#include "schedule/step_helpers.h"
 
 namespace tessera::schedule {
-namespace {
+namespace detail {
 
 std::string join(const std::vector<std::string>& names) {
   std::string out;
@@ -17,14 +17,17 @@ std::string join(const std::vector<std::string>& names) {
   return out;
 }
 
+namespace {
 std::vector<std::string> loop_names(const StageState& s) {
   std::vector<std::string> names;
   for (const Loop& l : s.loops) names.push_back(l.name);
   return names;
 }
 
+}  // namespace
+
 Result<int> find_stage(const State& state, const std::string& name) {
-  int index = state.dag().stage_index(name);
+  int index = state.stage_index(name);
   if (index < 0) {
     std::vector<std::string> names;
     for (const StageState& s : state.stages()) {
@@ -74,11 +77,38 @@ void rewrite_loop_var(StageState& s, const ExprNode* old_var, const Expr& value)
   for (Expr& g : s.guards) g = substitute(g, map);
 }
 
+Result<void> require_untransformed(const StageState& s, const std::string& why) {
+  bool untouched = s.loops.size() == s.op->axes.size() + s.op->reduce_axes.size();
+  for (size_t i = 0; untouched && i < s.loops.size(); ++i) {
+    untouched = s.loops[i].var.same_as(s.axis_value[i]) && s.loops[i].annotation == Annotation::kNone;
+  }
+  if (!untouched) return make_error(why + ": the loops of stage '" + s.op->name + "' were already transformed");
+  return {};
+}
+
+Result<void> require_no_attachments(const State& state, int stage, const std::string& step) {
+  const std::string& name = state.stage(stage).op->name;
+  for (int a : state.attached_to(name)) {
+    const StageState& at = state.stage(a);
+    return make_error("cannot " + step + " stage '" + name + "': stage '" + at.op->name +
+                      "' is computed at its loop '" + at.attach_loop + "'; " + step +
+                      " before compute_at");
+  }
+  return {};
+}
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
+
 Result<void> apply(const SplitStep& step, State& state) {
   auto stage = find_stage(state, step.stage);
   if (!stage) return stage.error();
   auto index = find_loop(state, *stage, step.loop);
   if (!index) return index.error();
+  if (auto r = require_no_attachments(state, *stage, "split"); !r) return r;
   StageState& s = state.mutable_stage(*stage);
   const Loop loop = s.loops[*index];
   if (step.factors.empty()) return make_error("split of '" + loop.name + "' needs at least one factor");
@@ -118,6 +148,7 @@ Result<void> apply(const SplitStep& step, State& state) {
 Result<void> apply(const ReorderStep& step, State& state) {
   auto stage = find_stage(state, step.stage);
   if (!stage) return stage.error();
+  if (auto r = require_no_attachments(state, *stage, "reorder"); !r) return r;
   const StageState& s = state.stage(*stage);
   std::vector<Loop> ordered;
   std::set<std::string> seen;
@@ -142,6 +173,7 @@ Result<void> apply(const FuseStep& step, State& state) {
   auto stage = find_stage(state, step.stage);
   if (!stage) return stage.error();
   if (step.loops.size() < 2) return make_error("fuse needs at least two loops");
+  if (auto r = require_no_attachments(state, *stage, "fuse"); !r) return r;
   std::vector<int> indices;
   for (const std::string& name : step.loops) {
     auto index = find_loop(state, *stage, name);
@@ -240,6 +272,11 @@ Result<void> apply(const ComputeInlineStep& step, State& state) {
   if (s.op->reduce != ReduceKind::kNone) {
     return make_error("cannot inline stage '" + step.stage + "': it is a reduction");
   }
+  if (auto r = require_no_attachments(state, *stage, "inline"); !r) return r;
+  if (s.location == ComputeLocation::kAttached) {
+    return make_error("cannot inline stage '" + step.stage + "': it is computed at " +
+                      s.attach_stage + "." + s.attach_loop + " (compute_root it first)");
+  }
   if (state.dag().is_output(step.stage)) {
     return make_error("cannot inline stage '" + step.stage + "': it is an output of the DAG");
   }
@@ -264,6 +301,12 @@ Result<void> apply(const AutoUnrollStep& step, State& state) {
   return {};
 }
 
+Result<void> apply(const ComputeAtStep& step, State& state) { return apply_compute_at(step, state); }
+Result<void> apply(const ComputeRootStep& step, State& state) { return apply_compute_root(step, state); }
+Result<void> apply(const CacheWriteStep& step, State& state) { return apply_cache_write(step, state); }
+Result<void> apply(const CacheReadStep& step, State& state) { return apply_cache_read(step, state); }
+Result<void> apply(const RFactorStep& step, State& state) { return apply_rfactor(step, state); }
+
 }  // namespace
 
 Result<void> apply_step(const Step& step, State& state) {
@@ -287,8 +330,18 @@ std::string describe_step(const Step& step) {
           os << s.annotation << " " << s.stage << "." << s.loop;
         } else if constexpr (std::is_same_v<T, ComputeInlineStep>) {
           os << "compute_inline " << s.stage;
-        } else {
+        } else if constexpr (std::is_same_v<T, AutoUnrollStep>) {
           os << "auto_unroll " << s.stage << " max_step=" << s.max_step;
+        } else if constexpr (std::is_same_v<T, ComputeAtStep>) {
+          os << "compute_at " << s.stage << " at " << s.target << "." << s.loop;
+        } else if constexpr (std::is_same_v<T, ComputeRootStep>) {
+          os << "compute_root " << s.stage;
+        } else if constexpr (std::is_same_v<T, CacheWriteStep>) {
+          os << "cache_write " << s.stage << " (" << s.scope << ")";
+        } else if constexpr (std::is_same_v<T, CacheReadStep>) {
+          os << "cache_read " << s.stage << " for " << s.consumer << " (" << s.scope << ")";
+        } else {
+          os << "rfactor " << s.stage << " at " << s.loop;
         }
       },
       step);

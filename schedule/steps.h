@@ -54,8 +54,39 @@ struct AutoUnrollStep {
   int64_t max_step;
 };
 
+// Computes `stage` inside loop `loop` of its consumer `target`: each iteration of that loop
+// computes just the region of `stage` it reads (region inference), into a buffer of that shape.
+// The stage must be untransformed (its loops are rebuilt over the region; transform it after)
+// and `target` must be its only consumer; `target` cannot split, fuse or reorder afterwards.
+struct ComputeAtStep {
+  std::string stage, target, loop;
+};
+// Computes an attached or inlined stage at root again, over its whole shape.
+struct ComputeRootStep {
+  std::string stage;
+};
+// Adds stage "<stage>.local" that computes `stage` into a buffer of storage `scope` ("local" or
+// "global"); `stage` becomes a copy of it. With compute_at, the classic register/cache tile.
+struct CacheWriteStep {
+  std::string stage;
+  std::string scope = "local";
+};
+// Adds stage "<stage>.<consumer>" holding a copy of `stage` that `consumer` reads instead; with
+// compute_at, a packed tile of an input.
+struct CacheReadStep {
+  std::string stage, consumer;
+  std::string scope = "local";
+};
+// Splits the reduction of `stage` at its reduction loop `loop`: stage "<stage>.rf" reduces over
+// the other reduction loops with `loop` as a new outer spatial axis "rf", and `stage` sums (or
+// maxes) over it. The spatial loops of `stage` must be untransformed.
+struct RFactorStep {
+  std::string stage, loop;
+};
+
 using Step = std::variant<SplitStep, ReorderStep, FuseStep, AnnotateStep, ComputeInlineStep,
-                          AutoUnrollStep>;
+                          AutoUnrollStep, ComputeAtStep, ComputeRootStep, CacheWriteStep,
+                          CacheReadStep, RFactorStep>;
 
 // Checks `step` against `state` and applies it (State::apply is the public entry point).
 Result<void> apply_step(const Step& step, State& state);

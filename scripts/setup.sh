@@ -14,6 +14,7 @@ PACKAGES=(
   nlohmann-json3-dev                                           # steps, records, reports as JSON
   libgtest-dev libgmock-dev                                    # tests
   libopenblas-dev libopenblas0-pthread                         # bench/ baseline (cblas_sgemm)
+  libdnnl-dev                                                  # bench/ baseline (oneDNN conv2d)
 )
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -79,12 +79,15 @@ llvm::Function* Emitter::emit_region(const std::string& name, const Stmt& body,
   }
   scope_ = inner;
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", f));
+  std::vector<llvm::Value*> outer_heap = std::move(heap_buffers_);
+  heap_buffers_.clear();
   if (range_loop) {
     emit_serial_loop(*range_loop, f->getArg(arg), f->getArg(arg + 1), false);
   } else {
     emit_stmt(body);
   }
-  b_.CreateRetVoid();
+  return_from_function();
+  heap_buffers_ = std::move(outer_heap);
   scope_ = std::move(outer);
   return f;
 }
@@ -97,6 +100,15 @@ void Emitter::emit_stmt(const Stmt& s) {
     case StmtKind::kStore: emit_store(*s); return;
     case StmtKind::kAllocate: emit_allocate(*s); return;
     case StmtKind::kIfThenElse: {
+      if (vec_.var) {
+        // Under a vector loop a guard is a lane mask for the stores below it.
+        llvm::Value* outer = vec_mask_;
+        llvm::Value* cond = broadcast(emit(s->condition, outer));
+        vec_mask_ = outer ? b_.CreateAnd(outer, cond) : cond;
+        emit_stmt(s->then_case);
+        vec_mask_ = outer;
+        return;
+      }
       llvm::Value* cond = emit(s->condition);
       llvm::Function* f = b_.GetInsertBlock()->getParent();
       auto* then_bb = llvm::BasicBlock::Create(ctx_, "then", f);
@@ -171,9 +183,11 @@ void Emitter::emit_unrolled(const StmtNode& loop) {
 
 namespace {
 
-// A vectorized loop is emitted as vector IR when its body is straight-line stores.
+// A vectorized loop is emitted as vector IR when its body is straight-line stores, possibly
+// under guards (which become masks).
 bool is_straight_line(const Stmt& s) {
   if (s->kind == StmtKind::kStore) return true;
+  if (s->kind == StmtKind::kIfThenElse) return !s->else_case && is_straight_line(s->then_case);
   if (s->kind != StmtKind::kSeq) return false;
   for (const Stmt& c : s->children) {
     if (!is_straight_line(c)) return false;
@@ -192,6 +206,7 @@ void Emitter::emit_vectorized(const StmtNode& loop) {
   vec_ = VectorLoop{loop.loop_var.get(), static_cast<unsigned>(loop.extent)};
   emit_stmt(loop.body);
   vec_ = VectorLoop{};
+  vec_mask_ = nullptr;
 }
 
 void Emitter::emit_parallel(const StmtNode& loop) {
@@ -234,45 +249,48 @@ void Emitter::emit_parallel(const StmtNode& loop) {
 }
 
 void Emitter::emit_allocate(const StmtNode& alloc) {
+  if (alloc.scope == schedule::StorageScope::kShared) {
+    error_ = "buffer '" + alloc.buffer + "' is in GPU shared memory; the CPU backend cannot "
+             "allocate it";
+    return;
+  }
+  // Storage is taken once per call of the enclosing function (the kernel body, or one chunk of
+  // a parallel loop), at its entry, however deep the Allocate sits: a buffer allocated inside a
+  // loop is reused by every iteration instead of being allocated by each.
   auto* ptr = llvm::PointerType::getUnqual(ctx_);
   llvm::Type* elem = scalar_type(alloc.dtype);
   uint64_t bytes = static_cast<uint64_t>(alloc.size) * schedule::dtype_bytes(alloc.dtype);
+  llvm::Function* f = b_.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
   llvm::Value* storage;
-  switch (alloc.scope) {
-    case schedule::StorageScope::kLocal: {
-      llvm::Function* f = b_.GetInsertBlock()->getParent();
-      llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
-      auto* a = entry.CreateAlloca(llvm::ArrayType::get(elem, alloc.size), nullptr, alloc.buffer);
-      a->setAlignment(llvm::Align(64));
-      storage = a;
-      break;
-    }
-    case schedule::StorageScope::kShared:
-      error_ = "buffer '" + alloc.buffer + "' is in GPU shared memory; the CPU backend cannot "
-               "allocate it";
-      return;
-    case schedule::StorageScope::kGlobal:
-    default: {
-      llvm::FunctionCallee alloc_fn = module_.getOrInsertFunction(
-          "tessera_alloc", llvm::FunctionType::get(ptr, {b_.getInt64Ty()}, false));
-      storage = b_.CreateCall(alloc_fn, {b_.getInt64(bytes)}, alloc.buffer);
-      break;
-    }
+  if (alloc.scope == schedule::StorageScope::kLocal && bytes <= kMaxStackBytes) {
+    auto* a = entry.CreateAlloca(llvm::ArrayType::get(elem, alloc.size), nullptr, alloc.buffer);
+    a->setAlignment(llvm::Align(64));
+    storage = a;
+  } else {
+    llvm::FunctionCallee alloc_fn = module_.getOrInsertFunction(
+        "tessera_alloc", llvm::FunctionType::get(ptr, {b_.getInt64Ty()}, false));
+    storage = entry.CreateCall(alloc_fn, {entry.getInt64(bytes)}, alloc.buffer);
+    heap_buffers_.push_back(storage);
   }
   scope_.buffers.emplace_back(alloc.buffer, storage);
   emit_stmt(alloc.body);
   scope_.buffers.pop_back();
-  if (alloc.scope == schedule::StorageScope::kGlobal) {
-    llvm::FunctionCallee free_fn = module_.getOrInsertFunction(
-        "tessera_free", llvm::FunctionType::get(b_.getVoidTy(), {ptr}, false));
-    b_.CreateCall(free_fn, {storage});
-  }
+}
+
+void Emitter::return_from_function() {
+  auto* ptr = llvm::PointerType::getUnqual(ctx_);
+  llvm::FunctionCallee free_fn = module_.getOrInsertFunction(
+      "tessera_free", llvm::FunctionType::get(b_.getVoidTy(), {ptr}, false));
+  for (llvm::Value* buffer : heap_buffers_) b_.CreateCall(free_fn, {buffer});
+  heap_buffers_.clear();
+  b_.CreateRetVoid();
 }
 
 void Emitter::emit_store(const StmtNode& store) {
   llvm::Value* base = buffer(store.buffer);
   llvm::Type* elem = scalar_type(store.value->dtype);
-  llvm::Value* value = emit(store.value);
+  llvm::Value* value = emit(store.value, vec_mask_);
   if (!vec_.var || !varies(store.index)) {
     if (value->getType()->isVectorTy()) {
       // Every lane writes the same element: the last lane's write is the one that stays.
@@ -284,11 +302,16 @@ void Emitter::emit_store(const StmtNode& store) {
   value = broadcast(value);
   int64_t stride = 0;
   if (schedule::linear_coefficient(store.index, vec_.var, &stride) && stride == 1) {
-    b_.CreateAlignedStore(value, address(elem, base, store.index), llvm::Align(4));
+    llvm::Value* first = address(elem, base, store.index);
+    if (vec_mask_) {
+      b_.CreateMaskedStore(value, first, llvm::Align(4), vec_mask_);
+    } else {
+      b_.CreateAlignedStore(value, first, llvm::Align(4));
+    }
     return;
   }
   llvm::Value* pointers = b_.CreateInBoundsGEP(elem, base, emit(store.index));
-  b_.CreateMaskedScatter(value, pointers, llvm::Align(4));
+  b_.CreateMaskedScatter(value, pointers, llvm::Align(4), vec_mask_);
 }
 
 Result<std::unique_ptr<llvm::Module>> emit_llvm(const schedule::LoweredFunc& func,

@@ -48,6 +48,8 @@ class Emitter {
   llvm::Function* emit_region(const std::string& name, const schedule::Stmt& body,
                               const schedule::StmtNode* range_loop);
   void apply_attributes(llvm::Function* f);
+  // Frees the heap buffers of the current function and returns.
+  void return_from_function();
 
   // Expressions.
   llvm::Value* emit(const schedule::Expr& e, llvm::Value* mask = nullptr);
@@ -70,7 +72,10 @@ class Emitter {
   std::string cpu_, features_;
   Scope scope_;
   VectorLoop vec_;
+  llvm::Value* vec_mask_ = nullptr;  // lanes enabled by the guards around a vector store
   int regions_ = 0;
+  std::vector<llvm::Value*> heap_buffers_;  // allocated at the current function's entry
+  static constexpr uint64_t kMaxStackBytes = 128 * 1024;  // larger local buffers go to the heap
   std::string error_;  // the first unsupported construct met, if any
 };
 

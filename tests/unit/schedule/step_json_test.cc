@@ -152,7 +152,8 @@ TEST(StepJsonTest, UnknownFieldIsNamed) {
 TEST(StepJsonTest, UnknownKindAndNonObjectsAreRefused) {
   expect_contains(parse_error(R"({"step":"tile","stage":"C"})"),
                   "unknown step kind 'tile' (expected split, reorder, fuse, annotate, "
-                  "compute_inline, auto_unroll)");
+                  "compute_inline, auto_unroll, compute_at, compute_root, cache_write, "
+                  "cache_read, rfactor)");
   expect_contains(parse_error(R"([1,2])"), "a step must be a JSON object, got [1,2]");
   expect_contains(parse_error(R"("split")"), "a step must be a JSON object");
   expect_contains(parse_error(R"({"stage":"C"})"), "a step needs a string field 'step'");
