@@ -7,6 +7,7 @@ const std::vector<Case>& all_cases() {
   static const std::vector<Case> cases = {
       {"sgemm_1024_1t", [] { return run_sgemm(1024, 1); }},
       {"sgemm_1024_2t", [] { return run_sgemm(1024, 2); }},
+      {"sgemm_1024_cachewrite_1t", [] { return run_sgemm(1024, 1, true); }},
   };
   return cases;
 }

@@ -21,7 +21,8 @@ const std::vector<Case>& all_cases();
 
 namespace tessera::bench {
 
-// Hand-scheduled SGEMM n x n x n against OpenBLAS cblas_sgemm, with `threads` threads each.
-nlohmann::json run_sgemm(int64_t n, int threads);
+// Hand-scheduled SGEMM n x n x n against OpenBLAS cblas_sgemm, with `threads` threads each;
+// `cache_write` picks the multi-stage schedule (register tile + packed B panel).
+nlohmann::json run_sgemm(int64_t n, int threads, bool cache_write = false);
 
 }  // namespace tessera::bench

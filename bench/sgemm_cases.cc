@@ -30,11 +30,13 @@ nlohmann::json error(const std::string& message) { return {{"error", message}}; 
 
 }  // namespace
 
-nlohmann::json run_sgemm(int64_t n, int threads) {
+nlohmann::json run_sgemm(int64_t n, int threads, bool cache_write) {
   auto dag = schedule::matmul(n, n, n);
   if (!dag) return error(dag.error().message);
   schedule::State state(*dag);
-  if (auto r = state.apply_all(schedule::matmul_hand_schedule(n, n, n)); !r) {
+  auto steps = cache_write ? schedule::matmul_cache_write_schedule(n, n, n)
+                           : schedule::matmul_hand_schedule(n, n, n);
+  if (auto r = state.apply_all(steps); !r) {
     return error(r.error().message);
   }
   auto func = schedule::lower(state, "sgemm");

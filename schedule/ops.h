@@ -41,6 +41,12 @@ struct Conv2dParams {
 // pad (when padding is non-zero), conv (output).
 Result<ComputeDAG> conv2d(const Conv2dParams& p);
 
+// Fused epilogues: Y = relu(conv + bias[k]) with bias of out_channels; stages X, W, bias, pad
+// (when padded), conv, Y.
+Result<ComputeDAG> conv2d_bias_relu(const Conv2dParams& p);
+// Y[M,N] = gelu(X[M,K] * W[N,K]^T + bias[N]) (exact erf form); stages X, W, bias, dense, Y.
+Result<ComputeDAG> dense_bias_gelu(int64_t m, int64_t n, int64_t k);
+
 struct Pool2dParams {
   int64_t batch = 1, channels = 1, height = 1, width = 1;
   int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;

@@ -80,7 +80,7 @@ Result<ComputeDAG> build_matmul(const Args& a) {
   return matmul(a["m"], a["n"], a["k"], a["trans_a"] == 1, a["trans_b"] == 1);
 }
 
-Result<ComputeDAG> build_conv(const Args& a, Layout layout) {
+Result<ComputeDAG> build_conv(const Args& a, Layout layout, bool bias_relu = false) {
   Conv2dParams p;
   p.batch = a["n"];
   p.in_channels = a["c"];
@@ -94,7 +94,7 @@ Result<ComputeDAG> build_conv(const Args& a, Layout layout) {
   p.dilation_h = p.dilation_w = a["dilation"];
   p.groups = a["groups"];
   p.layout = layout;
-  return conv2d(p);
+  return bias_relu ? conv2d_bias_relu(p) : conv2d(p);
 }
 
 Result<ComputeDAG> build_depthwise(const Args& a) {
@@ -141,6 +141,11 @@ const std::vector<OpSpec>& registry() {
       {"conv2d", {"n", "c", "h", "w", "k", "r", "s"},
        {{"stride", 1}, {"pad", 0}, {"dilation", 1}, {"groups", 1}},
        [](A a) { return build_conv(a, Layout::kNCHW); }},
+      {"conv2d_bias_relu", {"n", "c", "h", "w", "k", "r", "s"},
+       {{"stride", 1}, {"pad", 0}, {"dilation", 1}, {"groups", 1}},
+       [](A a) { return build_conv(a, Layout::kNCHW, /*bias_relu=*/true); }},
+      {"dense_bias_gelu", {"m", "n", "k"}, {},
+       [](A a) { return dense_bias_gelu(a["m"], a["n"], a["k"]); }},
       {"conv2d_nhwc", {"n", "c", "h", "w", "k", "r", "s"},
        {{"stride", 1}, {"pad", 0}, {"dilation", 1}, {"groups", 1}},
        [](A a) { return build_conv(a, Layout::kNHWC); }},

@@ -39,6 +39,8 @@ std::vector<OpCase> op_cases() {
       {"matmul_tb", [] { return matmul(8, 16, 12, false, true); }},
       {"batch_matmul", [] { return batch_matmul(2, 5, 16, 7); }},
       {"dense_bias", [] { return dense_bias(4, 20, 9); }},
+      {"dense_bias_gelu", [] { return dense_bias_gelu(5, 18, 7); }},
+      {"conv2d_bias_relu", [=] { return conv2d_bias_relu(conv); }},
       {"conv2d", [=] { return conv2d(conv); }},
       {"conv2d_strided_dilated_grouped", [=] { return conv2d(strided); }},
       {"conv2d_depthwise", [=] { return conv2d(depthwise); }},
