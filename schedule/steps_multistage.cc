@@ -137,8 +137,13 @@ Result<void> apply_cache_read(const CacheReadStep& step, State& state) {
   if (!scope) return scope.error();
   int source = state.stage_index(step.stage);
   if (source < 0) return find_stage(state, step.stage).error();
-  if (state.stage(source).location == ComputeLocation::kInlined) {
+  const StageState& src = state.stage(source);
+  if (src.location == ComputeLocation::kInlined) {
     return make_error("cannot cache_read stage '" + step.stage + "': it is inlined");
+  }
+  if (src.location == ComputeLocation::kAttached) {
+    return make_error("cannot cache_read stage '" + step.stage + "': it is computed at " +
+                      src.attach_stage + "." + src.attach_loop + "; cache_read before compute_at");
   }
   auto consumer = find_stage(state, step.consumer);
   if (!consumer) return consumer.error();
