@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schedule/ops.h"
+
 namespace tessera::bench {
 
 struct Case {
@@ -24,5 +26,8 @@ namespace tessera::bench {
 // Hand-scheduled SGEMM n x n x n against OpenBLAS cblas_sgemm, with `threads` threads each;
 // `cache_write` picks the multi-stage schedule (register tile + packed B panel).
 nlohmann::json run_sgemm(int64_t n, int threads, bool cache_write = false);
+
+// Hand-scheduled conv2d + bias + relu (NCHW) against oneDNN's, with `threads` threads each.
+nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads);
 
 }  // namespace tessera::bench

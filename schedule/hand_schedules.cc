@@ -49,4 +49,26 @@ std::vector<Step> matmul_cache_write_schedule(int64_t m, int64_t n, int64_t k,
   };
 }
 
+std::vector<Step> conv2d_bias_relu_schedule(int64_t out_channels, int64_t out_width,
+                                            const ConvTiling& t) {
+  int64_t kt = std::min(t.k_tile, out_channels);
+  int64_t lanes = std::min(t.lanes, out_width);
+  return {
+      SplitStep{"Y", "c", {kt}},
+      SplitStep{"Y", "w", {lanes}},
+      ReorderStep{"Y", {"n", "c.0", "h", "c.1", "w.0", "w.1"}},
+      ComputeAtStep{"conv", "Y", "h"},
+      AnnotateStep{"Y", "c.0", "parallel"},
+      AnnotateStep{"Y", "c.1", "unroll"},
+      AnnotateStep{"Y", "w.0", "unroll"},
+      AnnotateStep{"Y", "w.1", "vectorize"},
+      SplitStep{"conv", "w", {lanes}},
+      ReorderStep{"conv", {"n", "h", "r0", "r1", "r2", "c", "w.0", "w.1"}},
+      AnnotateStep{"conv", "c", "unroll"},
+      AnnotateStep{"conv", "w.0", "unroll"},
+      AnnotateStep{"conv", "w.1", "vectorize"},
+      AnnotateStep{"pad", "w", "vectorize"},
+  };
+}
+
 }  // namespace tessera::schedule

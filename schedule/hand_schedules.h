@@ -33,4 +33,16 @@ std::vector<Step> matmul_hand_schedule(int64_t m, int64_t n, int64_t k,
 std::vector<Step> matmul_cache_write_schedule(int64_t m, int64_t n, int64_t k,
                                               const MatmulTiling& tiling = {});
 
+struct ConvTiling {
+  int64_t k_tile = 4;   // output channels per micro-kernel (unrolled)
+  int64_t lanes = 14;   // vector width over the output row (56 = 4 x 14)
+};
+
+// conv2d_bias_relu in NCHW (stages pad, conv, Y): the padded input at root; Y tiled over
+// (k_tile output channels x one output row); conv computed at that tile as an accumulator
+// block held across the whole C x R x S reduction, vectorized along the row; bias + relu
+// applied from the tile. `out_width` is the output row length.
+std::vector<Step> conv2d_bias_relu_schedule(int64_t out_channels, int64_t out_width,
+                                            const ConvTiling& tiling = {});
+
 }  // namespace tessera::schedule

@@ -36,7 +36,8 @@ class Lowerer {
           state_.dag().is_output(it->op->name)) {
         continue;
       }
-      body = allocate(*it, body);
+      body = make_allocate(it->op->name, it->op.num_elements(), it->op->dtype,
+                           StorageScope::kGlobal, body);
     }
     func.body = body;
     if (!error_.empty()) return make_error(error_);

@@ -52,7 +52,9 @@ struct StageState {
   // element d of the tensor living at buffer index d - buffer_offset[d].
   std::vector<Expr> buffer_offset;
   std::vector<int64_t> buffer_shape;
-  StorageScope scope = StorageScope::kGlobal;
+  // Storage of the buffer at an attach point: local (private to the attach point: registers or
+  // stack, the heap when large) unless cache_write asked for global. Root buffers are global.
+  StorageScope scope = StorageScope::kLocal;
 };
 
 // The state of a stage before any step: at root, one loop per axis, spatial then reduce.

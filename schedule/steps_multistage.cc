@@ -45,6 +45,41 @@ Result<int> find_fresh_stage(const State& state, const std::string& name, const 
   return *stage;
 }
 
+// Stages that `stage` reads, seeing through inlined stages.
+void producers_of(const State& state, const TensorNode& op, std::vector<int>* out) {
+  for (const auto& in : op.inputs) {
+    int p = state.stage_index(in->name);
+    if (p < 0) continue;
+    if (state.stage(p).location == ComputeLocation::kInlined) {
+      producers_of(state, *state.stage(p).op, out);
+    } else {
+      out->push_back(p);
+    }
+  }
+}
+
+// After `stage` moved: every attached stage it reads must still enclose it, since an attached
+// stage only exists inside its attach loop (its region was inferred from readers there).
+Result<void> check_reads_stay_inside(const State& state, int stage, const std::string& step) {
+  std::vector<int> producers;
+  producers_of(state, *state.stage(stage).op, &producers);
+  for (int p : producers) {
+    const StageState& producer = state.stage(p);
+    if (producer.location != ComputeLocation::kAttached) continue;
+    int target = state.stage_index(producer.attach_stage);
+    const auto& loops = state.stage(target).loops;
+    int position = 0;
+    while (loops[position].name != producer.attach_loop) ++position;
+    if (stage != target && !nested_inside(state, stage, target, position)) {
+      return make_error("cannot " + step + " stage '" + state.stage(stage).op->name +
+                        "': it reads '" + producer.op->name + "', which is computed at " +
+                        producer.attach_stage + "." + producer.attach_loop +
+                        " and exists only inside that loop");
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<void> apply_compute_at(const ComputeAtStep& step, State& state) {
@@ -84,7 +119,7 @@ Result<void> apply_compute_at(const ComputeAtStep& step, State& state) {
     if (region->limit[d].defined()) next.guards.push_back(next.axis_value[d] <= region->limit[d]);
   }
   state.mutable_stage(*producer) = std::move(next);
-  return {};
+  return check_reads_stay_inside(state, *producer, "compute_at");
 }
 
 Result<void> apply_compute_root(const ComputeRootStep& step, State& state) {
@@ -99,9 +134,9 @@ Result<void> apply_compute_root(const ComputeRootStep& step, State& state) {
   }
   if (auto r = require_no_attachments(state, index, "compute_root"); !r) return r;
   StageState next = initial_stage_state(s.op);
-  next.scope = StorageScope::kGlobal;
+  next.scope = s.scope;
   state.mutable_stage(index) = std::move(next);
-  return {};
+  return check_reads_stay_inside(state, index, "compute_root");
 }
 
 Result<void> apply_cache_write(const CacheWriteStep& step, State& state) {

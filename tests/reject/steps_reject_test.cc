@@ -28,6 +28,13 @@ struct RejectCase {
 
 Result<ComputeDAG> mm64() { return matmul(64, 64, 64); }
 Result<ComputeDAG> softmax_4x8() { return softmax({4, 8}); }
+Result<ComputeDAG> dense_4x8() { return dense_bias(4, 8, 6); }
+Result<ComputeDAG> softmax_4x37() { return softmax({4, 37}); }
+Result<ComputeDAG> conv_small() {
+  Conv2dParams p{1, 2, 6, 6, 2, 3, 3};
+  p.pad_h = p.pad_w = 1;
+  return conv2d(p);
+}
 
 std::vector<RejectCase> cases() {
   return {
@@ -107,6 +114,59 @@ std::vector<RejectCase> cases() {
        "auto_unroll_max_step 5000 is out of range [0, 4096]"},
       {"AutoUnrollNegative", mm64, {}, AutoUnrollStep{"C", -1},
        "auto_unroll_max_step -1 is out of range [0, 4096]"},
+      // compute_at and compute_root.
+      {"ComputeAtOutput", dense_4x8, {}, ComputeAtStep{"Y", "dense", "i"},
+       "cannot compute_at stage 'Y': it is an output of the DAG"},
+      {"ComputeAtNonReader", softmax_4x8, {}, ComputeAtStep{"expval", "maxval", "i"},
+       "stage 'expsum' reads 'expval' outside loop 'i' of 'maxval'"},
+      {"ComputeAtWithAnotherReader", softmax_4x8, {}, ComputeAtStep{"expval", "expsum", "i"},
+       "stage 'softmax' reads 'expval' outside loop 'i' of 'expsum'"},
+      {"ComputeAtTransformedStage", dense_4x8, {SplitStep{"dense", "j", {2}}},
+       ComputeAtStep{"dense", "Y", "i"},
+       "cannot compute_at stage 'dense': the loops of stage 'dense' were already transformed"},
+      {"ComputeAtTwice", dense_4x8, {ComputeAtStep{"dense", "Y", "i"}},
+       ComputeAtStep{"dense", "Y", "j"}, "cannot compute_at stage 'dense': it is already computed at Y.i"},
+      {"ComputeAtUnknownLoop", dense_4x8, {}, ComputeAtStep{"dense", "Y", "k"},
+       "stage 'Y' has no loop 'k' (loops: i, j)"},
+      {"SplitTargetAfterComputeAt", dense_4x8, {ComputeAtStep{"dense", "Y", "i"}},
+       SplitStep{"Y", "j", {2}},
+       "cannot split stage 'Y': stage 'dense' is computed at its loop 'i'; split before compute_at"},
+      {"ReorderTargetAfterComputeAt", dense_4x8, {ComputeAtStep{"dense", "Y", "i"}},
+       ReorderStep{"Y", {"j", "i"}}, "cannot reorder stage 'Y': stage 'dense' is computed at"},
+      {"InlineAttachedStage", conv_small, {ComputeAtStep{"pad", "conv", "h"}},
+       ComputeInlineStep{"pad"},
+       "cannot inline stage 'pad': it is computed at conv.h (compute_root it first)"},
+      // Found by the fuzzer: expsum at root would read expval outside the loop it lives in.
+      {"ComputeRootReaderOfAttachedStage", softmax_4x37,
+       {SplitStep{"softmax", "j", {14}}, ComputeAtStep{"expsum", "softmax", "j.0"},
+        ComputeAtStep{"expval", "softmax", "i"}},
+       ComputeRootStep{"expsum"},
+       "cannot compute_root stage 'expsum': it reads 'expval', which is computed at softmax.i"},
+      {"ComputeRootAtRoot", dense_4x8, {}, ComputeRootStep{"dense"},
+       "stage 'dense' is already computed at root"},
+      // cache_write, cache_read, rfactor.
+      {"CacheWriteUnknownScope", mm64, {}, CacheWriteStep{"C", "shared"},
+       "unknown storage scope 'shared' (expected local or global)"},
+      {"CacheWriteTransformedStage", mm64, {SplitStep{"C", "i", {8}}}, CacheWriteStep{"C", "local"},
+       "cannot cache_write: the loops of stage 'C' were already transformed"},
+      {"CacheWriteAttachedStage", dense_4x8, {ComputeAtStep{"dense", "Y", "i"}},
+       CacheWriteStep{"dense", "local"},
+       "cannot cache_write stage 'dense': it is computed at Y.i (compute_root it first)"},
+      {"CacheReadForANonReader", mm64, {}, CacheReadStep{"A", "A", "local"},
+       "stage 'A' is an input; it has no loops"},
+      {"CacheReadOfAnAttachedStage", dense_4x8, {ComputeAtStep{"dense", "Y", "i"}},
+       CacheReadStep{"dense", "Y", "local"},
+       "cannot cache_read stage 'dense': it is computed at Y.i; cache_read before compute_at"},
+      {"CacheReadNotRead", dense_4x8, {}, CacheReadStep{"X", "Y", "local"},
+       "cannot cache_read stage 'X' for 'Y': 'Y' does not read it"},
+      {"RFactorSpatialLoop", mm64, {}, RFactorStep{"C", "i"},
+       "cannot rfactor stage 'C' at 'i': it is not a reduction loop"},
+      {"RFactorNonReduction", dense_4x8, {}, RFactorStep{"Y", "i"},
+       "cannot rfactor stage 'Y': it is not a reduction"},
+      {"RFactorAfterSpatialSplit", mm64, {SplitStep{"C", "i", {8}}}, RFactorStep{"C", "r0"},
+       "cannot rfactor stage 'C': its spatial loop 'i' was already transformed"},
+      {"RFactorAnnotated", mm64, {AnnotateStep{"C", "i", "parallel"}}, RFactorStep{"C", "r0"},
+       "cannot rfactor stage 'C': its spatial loop 'i' was already transformed"},
   };
 }
 

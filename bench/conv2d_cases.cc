@@ -1,0 +1,113 @@
+// conv2d + bias + relu: the hand-scheduled Tessera kernel next to oneDNN's convolution with the
+// same fused epilogue (eltwise relu post-op). oneDNN chooses its own memory formats
+// (format_tag::any); inputs are reordered into them once, outside the timing, so the baseline
+// is oneDNN's convolution alone, at its best layout. Outputs of both are compared.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <dnnl.hpp>
+
+#include "bench/cases.h"
+#include "bench/measure.h"
+#include "runtime/parallel_runtime.h"
+#include "schedule/hand_schedules.h"
+#include "schedule/ops.h"
+#include "schedule/reference.h"
+
+namespace tessera::bench {
+namespace {
+
+// "plain" or the inner blocking oneDNN chose, e.g. "blocked 16b1" (16 of dimension 1 inside).
+std::string describe_layout(const dnnl::memory::desc& md) {
+  const auto& blocking = md.data.format_desc.blocking;
+  if (blocking.inner_nblks == 0) return "plain";
+  std::string text = "blocked";
+  for (int i = 0; i < blocking.inner_nblks; ++i) {
+    text += " " + std::to_string(blocking.inner_blks[i]) + "b" + std::to_string(blocking.inner_idxs[i]);
+  }
+  return text;
+}
+
+}  // namespace
+
+nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads) {
+  auto dag = schedule::conv2d_bias_relu(p);
+  if (!dag) return error_json(dag.error().message);
+  runtime::set_num_threads(threads);
+  omp_set_num_threads(threads);
+  const int64_t oh = (p.height + 2 * p.pad_h - p.dilation_h * (p.kernel_h - 1) - 1) / p.stride_h + 1;
+  const int64_t ow = (p.width + 2 * p.pad_w - p.dilation_w * (p.kernel_w - 1) - 1) / p.stride_w + 1;
+  auto compiled = compile_and_check(*dag, schedule::conv2d_bias_relu_schedule(p.out_channels, ow));
+  if (!compiled) return error_json(compiled.error().message);
+
+  schedule::TensorValues inputs = schedule::random_inputs(*dag, 11);
+  std::vector<float>& x = inputs["X"];
+  std::vector<float>& w = inputs["W"];
+  std::vector<float>& bias = inputs["bias"];
+  runtime::AlignedBuffer xb(x.size()), wb(w.size()), bb(bias.size()),
+      yb(static_cast<size_t>(p.batch * p.out_channels * oh * ow));
+  std::copy(x.begin(), x.end(), xb.data());
+  std::copy(w.begin(), w.end(), wb.data());
+  std::copy(bias.begin(), bias.end(), bb.data());
+  std::vector<void*> args{xb.data(), wb.data(), bb.data(), yb.data()};
+  auto ours = [&] { compiled->kernel->run_unchecked(args.data()); };
+
+  using dnnl::memory;
+  using tag = memory::format_tag;
+  using dt = memory::data_type;
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  memory::dims src_dims{p.batch, p.in_channels, p.height, p.width};
+  memory::dims wei_dims{p.out_channels, p.in_channels, p.kernel_h, p.kernel_w};
+  memory::dims bias_dims{p.out_channels};
+  memory::dims dst_dims{p.batch, p.out_channels, oh, ow};
+  dnnl::convolution_forward::desc desc(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      memory::desc(src_dims, dt::f32, tag::any), memory::desc(wei_dims, dt::f32, tag::any),
+      memory::desc(bias_dims, dt::f32, tag::x), memory::desc(dst_dims, dt::f32, tag::any),
+      {p.stride_h, p.stride_w}, {p.dilation_h - 1, p.dilation_w - 1}, {p.pad_h, p.pad_w},
+      {p.pad_h, p.pad_w});
+  dnnl::post_ops post;
+  post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(post);
+  dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
+  memory user_src({src_dims, dt::f32, tag::nchw}, engine, x.data());
+  memory user_wei({wei_dims, dt::f32, tag::oihw}, engine, w.data());
+  memory bias_mem({bias_dims, dt::f32, tag::x}, engine, bias.data());
+  memory src(pd.src_desc(), engine), wei(pd.weights_desc(), engine), dst(pd.dst_desc(), engine);
+  dnnl::reorder(user_src, src).execute(stream, user_src, src);
+  dnnl::reorder(user_wei, wei).execute(stream, user_wei, wei);
+  dnnl::convolution_forward conv(pd);
+  auto baseline = [&] {
+    conv.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias_mem},
+                          {DNNL_ARG_DST, dst}});
+    stream.wait();
+  };
+
+  ours();
+  baseline();
+  std::vector<float> dnnl_out(yb.size());
+  memory user_dst({dst_dims, dt::f32, tag::nchw}, engine, dnnl_out.data());
+  dnnl::reorder(dst, user_dst).execute(stream, dst, user_dst);
+  stream.wait();
+  double worst = 0;
+  for (size_t i = 0; i < dnnl_out.size(); ++i) {
+    worst = std::max(worst, std::fabs(yb.data()[i] - dnnl_out[i]) / (1.0 + std::fabs(dnnl_out[i])));
+  }
+  if (!(worst <= schedule::tolerance_for(*dag))) {
+    return error_json("Tessera and oneDNN disagree: max difference " + std::to_string(worst));
+  }
+  // Useful multiply-adds only: 2*N*K*(C/groups)*R*S*OH*OW; the pad copy and epilogue are free.
+  double flops = 2.0 * p.batch * p.out_channels * (p.in_channels / p.groups) * p.kernel_h *
+                 p.kernel_w * oh * ow;
+  nlohmann::json line = result_json(flops, time_alternately(ours, baseline), "onednn", *compiled);
+  line["baseline_src_format"] = describe_layout(pd.src_desc());
+  line["baseline_weights_format"] = describe_layout(pd.weights_desc());
+  line["threads"] = threads;
+  line["shape"] = dag->summary();
+  return line;
+}
+
+}  // namespace tessera::bench

@@ -1,0 +1,76 @@
+// Shared benchmark machinery (see measure.h).
+#include "bench/measure.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "runtime/check.h"
+#include "runtime/timing.h"
+#include "schedule/lower.h"
+#include "schedule/state.h"
+
+namespace tessera::bench {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+nlohmann::json error_json(const std::string& message) { return {{"error", message}}; }
+
+Result<CompiledSchedule> compile_and_check(const schedule::ComputeDAG& dag,
+                                           const std::vector<schedule::Step>& steps,
+                                           int compiles) {
+  schedule::State state(dag);
+  if (auto r = state.apply_all(steps); !r) return r.error();
+  auto func = schedule::lower(state, "bench_kernel");
+  if (!func) return func.error();
+  CompiledSchedule out;
+  std::vector<double> times;
+  for (int i = 0; i < compiles; ++i) {
+    auto kernel = runtime::compile_cpu(*func);
+    if (!kernel) return kernel.error();
+    times.push_back(kernel->compile_ms());
+    out.kernel = std::make_unique<runtime::Kernel>(std::move(*kernel));
+  }
+  out.compile_ms = median(times);
+  auto check = runtime::check_kernel(dag, *out.kernel);
+  if (!check) return check.error();
+  if (!check->comparison.ok) {
+    return make_error("wrong answer in " + check->worst_output + ": max error " +
+                      std::to_string(check->comparison.max_error));
+  }
+  out.checked_points = check->points_checked;
+  out.max_error = check->comparison.max_error;
+  return out;
+}
+
+Medians time_alternately(const std::function<void()>& tessera,
+                         const std::function<void()>& baseline, int rounds) {
+  runtime::TimingOptions options;
+  options.repeats = 3;
+  options.min_repeat_ms = 100;
+  std::vector<double> ours, theirs;
+  for (int round = 0; round < rounds; ++round) {
+    for (double s : runtime::time_callable(tessera, options).seconds) ours.push_back(s);
+    for (double s : runtime::time_callable(baseline, options).seconds) theirs.push_back(s);
+  }
+  return {median(ours), median(theirs)};
+}
+
+nlohmann::json result_json(double flops, const Medians& m, const std::string& baseline,
+                           const CompiledSchedule& compiled) {
+  auto round1 = [](double x) { return std::round(x * 10) / 10; };
+  double ours = flops / m.tessera_seconds * 1e-9, theirs = flops / m.baseline_seconds * 1e-9;
+  return {{"tessera_gflops", round1(ours)},
+          {"baseline", baseline},
+          {"baseline_gflops", round1(theirs)},
+          {"ratio", std::round(ours / theirs * 1000) / 1000},
+          {"compile_ms", round1(compiled.compile_ms)},
+          {"checked_points", compiled.checked_points},
+          {"max_error", compiled.max_error}};
+}
+
+}  // namespace tessera::bench

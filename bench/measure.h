@@ -1,0 +1,48 @@
+// Shared benchmark machinery: compile a scheduled DAG (median JIT time over several compiles),
+// check it against the reference, and time it alternately with a baseline in the same process.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/kernel.h"
+#include "schedule/compute_dag.h"
+#include "schedule/steps.h"
+
+namespace tessera::bench {
+
+double median(std::vector<double> values);
+nlohmann::json error_json(const std::string& message);
+
+struct CompiledSchedule {
+  std::unique_ptr<runtime::Kernel> kernel;
+  double compile_ms = 0;       // median over the compiles
+  int64_t checked_points = 0;  // outputs compared with the reference
+  double max_error = 0;
+};
+
+// Applies `steps`, lowers, compiles `compiles` times, then checks the kernel against the
+// reference (sampled for large outputs). A wrong answer is an Error.
+Result<CompiledSchedule> compile_and_check(const schedule::ComputeDAG& dag,
+                                           const std::vector<schedule::Step>& steps,
+                                           int compiles = 7);
+
+struct Medians {
+  double tessera_seconds;
+  double baseline_seconds;
+};
+
+// Times the two alternately for `rounds` rounds (3 repeats of >= 100 ms each per round), so
+// drifts in machine load hit both alike; returns the median seconds per call of each.
+Medians time_alternately(const std::function<void()>& tessera, const std::function<void()>& baseline,
+                         int rounds = 5);
+
+// The standard result line: tessera_gflops, baseline, baseline_gflops, ratio, compile_ms.
+nlohmann::json result_json(double flops, const Medians& medians, const std::string& baseline,
+                           const CompiledSchedule& compiled);
+
+}  // namespace tessera::bench
