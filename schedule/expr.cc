@@ -246,7 +246,7 @@ const char* infix(ExprKind k) {
   }
 }
 
-void print(std::ostream& os, const Expr& e) {
+void print(std::ostream& os, const Expr& e, const VarNames* names) {
   const auto& ops = e->operands;
   switch (e->kind) {
     case ExprKind::kIntImm: os << e->int_value; return;
@@ -256,29 +256,33 @@ void print(std::ostream& os, const Expr& e) {
       os << buf;
       return;
     }
-    case ExprKind::kVar: os << e->name; return;
-    case ExprKind::kMin: os << "min("; print(os, ops[0]); os << ", "; print(os, ops[1]); os << ")"; return;
-    case ExprKind::kMax: os << "max("; print(os, ops[0]); os << ", "; print(os, ops[1]); os << ")"; return;
-    case ExprKind::kNot: os << "!("; print(os, ops[0]); os << ")"; return;
-    case ExprKind::kSelect:
-      os << "select("; print(os, ops[0]); os << ", "; print(os, ops[1]); os << ", ";
-      print(os, ops[2]); os << ")";
+    case ExprKind::kVar: {
+      auto it = names ? names->find(e.get()) : VarNames::const_iterator();
+      os << (names && it != names->end() ? it->second : e->name);
       return;
-    case ExprKind::kCast: os << dtype_name(e->dtype) << "("; print(os, ops[0]); os << ")"; return;
-    case ExprKind::kCall: os << to_string(e->fn) << "("; print(os, ops[0]); os << ")"; return;
+    }
+    case ExprKind::kMin: os << "min("; print(os, ops[0], names); os << ", "; print(os, ops[1], names); os << ")"; return;
+    case ExprKind::kMax: os << "max("; print(os, ops[0], names); os << ", "; print(os, ops[1], names); os << ")"; return;
+    case ExprKind::kNot: os << "!("; print(os, ops[0], names); os << ")"; return;
+    case ExprKind::kSelect:
+      os << "select("; print(os, ops[0], names); os << ", "; print(os, ops[1], names); os << ", ";
+      print(os, ops[2], names); os << ")";
+      return;
+    case ExprKind::kCast: os << dtype_name(e->dtype) << "("; print(os, ops[0], names); os << ")"; return;
+    case ExprKind::kCall: os << to_string(e->fn) << "("; print(os, ops[0], names); os << ")"; return;
     case ExprKind::kLoad:
       os << e->name << "[";
       for (size_t i = 0; i < ops.size(); ++i) {
         if (i) os << ", ";
-        print(os, ops[i]);
+        print(os, ops[i], names);
       }
       os << "]";
       return;
     default:
       os << "(";
-      print(os, ops[0]);
+      print(os, ops[0], names);
       os << infix(e->kind);
-      print(os, ops[1]);
+      print(os, ops[1], names);
       os << ")";
       return;
   }
@@ -289,7 +293,14 @@ void print(std::ostream& os, const Expr& e) {
 std::string to_string(const Expr& e) {
   if (!e.defined()) return "<undefined>";
   std::ostringstream os;
-  print(os, e);
+  print(os, e, nullptr);
+  return os.str();
+}
+
+std::string to_string(const Expr& e, const VarNames& names) {
+  if (!e.defined()) return "<undefined>";
+  std::ostringstream os;
+  print(os, e, &names);
   return os.str();
 }
 

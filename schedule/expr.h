@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -114,8 +115,12 @@ bool uses_var(const Expr& e, const ExprNode* var);
 void collect_vars(const Expr& e, std::vector<const ExprNode*>* vars);
 bool contains_load(const Expr& e);
 
-// Readable form, e.g. "A[((i*1024) + k)]"; variables print by name.
+// Readable form, e.g. "A[((i*1024) + k)]"; variables print by name, or by `names` where it
+// has them (the LoopNest printer uses this to tell apart loops of different stages that
+// share a name).
 std::string to_string(const Expr& e);
+using VarNames = std::map<const ExprNode*, std::string>;
+std::string to_string(const Expr& e, const VarNames& names);
 const char* to_string(CallFn fn);
 
 }  // namespace tessera::schedule

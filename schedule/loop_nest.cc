@@ -2,6 +2,7 @@
 #include "schedule/loop_nest.h"
 
 #include <functional>
+#include <algorithm>
 #include <sstream>
 
 namespace tessera::schedule {
@@ -94,43 +95,72 @@ void visit(const Stmt& stmt, const std::function<void(const StmtNode&)>& fn) {
 
 namespace {
 
-void print(std::ostream& os, const Stmt& s, int indent) {
+void print(std::ostream& os, const Stmt& s, int indent, const VarNames& names) {
   std::string pad(static_cast<size_t>(indent) * 2, ' ');
   switch (s->kind) {
     case StmtKind::kFor:
-      os << pad << to_string(s->for_kind) << " (" << s->loop_var->name << ", 0, " << s->extent
+      os << pad << to_string(s->for_kind) << " (" << to_string(s->loop_var, names) << ", 0, " << s->extent
          << ") {\n";
-      print(os, s->body, indent + 1);
+      print(os, s->body, indent + 1, names);
       os << pad << "}\n";
       return;
     case StmtKind::kStore:
-      os << pad << s->buffer << "[" << to_string(s->index) << "] = " << to_string(s->value) << "\n";
+      os << pad << s->buffer << "[" << to_string(s->index, names) << "] = "
+         << to_string(s->value, names) << "\n";
       return;
     case StmtKind::kAllocate:
       os << pad << "allocate " << s->buffer << "[" << dtype_name(s->dtype) << " * " << s->size
          << "], " << to_string(s->scope) << "\n";
-      print(os, s->body, indent);
+      print(os, s->body, indent, names);
       return;
     case StmtKind::kIfThenElse:
-      os << pad << "if (" << to_string(s->condition) << ") {\n";
-      print(os, s->then_case, indent + 1);
+      os << pad << "if (" << to_string(s->condition, names) << ") {\n";
+      print(os, s->then_case, indent + 1, names);
       if (s->else_case) {
         os << pad << "} else {\n";
-        print(os, s->else_case, indent + 1);
+        print(os, s->else_case, indent + 1, names);
       }
       os << pad << "}\n";
       return;
     case StmtKind::kSeq:
-      for (const Stmt& c : s->children) print(os, c, indent);
+      for (const Stmt& c : s->children) print(os, c, indent, names);
       return;
   }
+}
+
+// Nested loops of different stages may share a name ("j.0"); an inner one that would shadow
+// an outer one prints with a prime ("j.0'"). Sibling loops keep their plain names.
+void assign_names(const Stmt& s, std::vector<std::string>& in_scope, VarNames& names) {
+  if (!s) return;
+  bool pushed = false;
+  if (s->kind == StmtKind::kFor && !names.count(s->loop_var.get())) {
+    std::string name = s->loop_var->name;
+    while (std::find(in_scope.begin(), in_scope.end(), name) != in_scope.end()) name += "'";
+    names[s->loop_var.get()] = name;
+  }
+  if (s->kind == StmtKind::kFor) {
+    in_scope.push_back(names[s->loop_var.get()]);
+    pushed = true;
+  }
+  assign_names(s->body, in_scope, names);
+  assign_names(s->then_case, in_scope, names);
+  assign_names(s->else_case, in_scope, names);
+  for (const Stmt& c : s->children) assign_names(c, in_scope, names);
+  if (pushed) in_scope.pop_back();
+}
+
+VarNames display_names(const Stmt& stmt) {
+  VarNames names;
+  std::vector<std::string> in_scope;
+  assign_names(stmt, in_scope, names);
+  return names;
 }
 
 }  // namespace
 
 std::string to_string(const Stmt& stmt) {
   std::ostringstream os;
-  if (stmt) print(os, stmt, 0);
+  if (stmt) print(os, stmt, 0, display_names(stmt));
   return os.str();
 }
 
