@@ -1,4 +1,5 @@
-// Kernel: compile a LoweredFunc with the LLVM backend and call it safely (see kernel.h).
+// Kernel: compile a LoweredFunc to object code, link it into this process, call it safely
+// (see kernel.h).
 #include "runtime/kernel.h"
 
 #include <llvm/IR/Verifier.h>
@@ -45,12 +46,18 @@ Result<void> Kernel::run(const std::vector<float*>& buffers) const {
   return {};
 }
 
-Result<Kernel> compile_cpu(const schedule::LoweredFunc& func, const CompileOptions& options) {
+namespace {
+double since_ms(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
+Result<ObjectCode> compile_object(const schedule::LoweredFunc& func, const CompileOptions& options) {
   auto start = std::chrono::steady_clock::now();
   auto target = host_target_machine();
   if (!target) return target.error();
-  auto context = std::make_unique<llvm::LLVMContext>();
-  auto module = emit_llvm(func, *context, **target);
+  llvm::LLVMContext context;
+  auto module = emit_llvm(func, context, **target, options.fault);
   if (!module) return module.error();
   std::string problems;
   llvm::raw_string_ostream problem_stream(problems);
@@ -58,23 +65,40 @@ Result<Kernel> compile_cpu(const schedule::LoweredFunc& func, const CompileOptio
     return make_error("generated LLVM IR for '" + func.name + "' is invalid: " + problems);
   }
   optimize_module(**module, **target, options.opt_level);
-
-  auto impl = std::make_unique<Kernel::Impl>();
-  impl->arguments = func.arguments;
+  ObjectCode object;
+  object.entry = func.name;
+  object.arguments = func.arguments;
   if (options.keep_llvm_ir) {
-    llvm::raw_string_ostream ir(impl->llvm_ir);
+    llvm::raw_string_ostream ir(object.llvm_ir);
     (*module)->print(ir, nullptr);
   }
-  auto jit = JitModule::create(std::move(*module), std::move(context));
+  auto bytes = emit_object(**module, **target);
+  if (!bytes) return bytes.error();
+  object.bytes = std::move(*bytes);
+  object.compile_ms = since_ms(start);
+  return object;
+}
+
+Result<Kernel> load_kernel(const ObjectCode& object) {
+  auto start = std::chrono::steady_clock::now();
+  auto jit = JitModule::create(object.bytes, object.entry);
   if (!jit) return jit.error();
-  auto address = (*jit)->lookup(func.name);
+  auto address = (*jit)->lookup(object.entry);
   if (!address) return address.error();
+  auto impl = std::make_unique<Kernel::Impl>();
   impl->jit = std::move(*jit);
-  impl->compile_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  impl->arguments = object.arguments;
+  impl->compile_ms = object.compile_ms + since_ms(start);
+  impl->llvm_ir = object.llvm_ir;
   Kernel kernel(std::move(impl));
   kernel.entry_ = reinterpret_cast<Kernel::EntryPoint>(*address);
   return kernel;
+}
+
+Result<Kernel> compile_cpu(const schedule::LoweredFunc& func, const CompileOptions& options) {
+  auto object = compile_object(func, options);
+  if (!object) return object.error();
+  return load_kernel(*object);
 }
 
 AlignedBuffer::AlignedBuffer(size_t elements) : size_(elements) {

@@ -5,6 +5,7 @@
 // returns an Error instead of calling the kernel with bad buffers.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,10 +15,37 @@
 
 namespace tessera::runtime {
 
+// Faults a kernel can be built with, for testing the measurement layer's isolation only:
+// a tuner never sets these. Each is planted at the kernel's entry.
+enum class Fault : uint8_t {
+  kNone,
+  kSegfault,          // stores through a null pointer
+  kInfiniteLoop,      // never returns
+  kOutOfBoundsWrite,  // writes just past the end of the last output
+  kWrongValue,        // runs, then overwrites the first output element with 12345
+  kHugeAllocation,    // asks the runtime for a petabyte
+};
+
 struct CompileOptions {
   int opt_level = 3;           // 0..3, the LLVM pipeline
   bool keep_llvm_ir = false;   // keep the optimized IR text for inspection
+  Fault fault = Fault::kNone;  // tests only
 };
+
+// A kernel compiled to relocatable object code: what the builder produces and a measurement
+// worker loads (load_kernel), possibly in another process.
+struct ObjectCode {
+  std::string entry;                                 // the kernel's symbol
+  std::vector<schedule::KernelArgument> arguments;   // inputs then outputs
+  std::string bytes;                                 // an ELF relocatable object
+  double compile_ms = 0;
+  std::string llvm_ir;                               // empty unless keep_llvm_ir
+};
+
+// LoopNest -> LLVM IR -> O3 -> object code. Thread-safe: each call has its own LLVM context
+// and target machine.
+Result<ObjectCode> compile_object(const schedule::LoweredFunc& func,
+                                  const CompileOptions& options = {});
 
 class Kernel {
  public:
@@ -38,11 +66,15 @@ class Kernel {
   const std::string& llvm_ir() const;  // empty unless CompileOptions::keep_llvm_ir
 
  private:
-  friend Result<Kernel> compile_cpu(const schedule::LoweredFunc&, const struct CompileOptions&);
+  friend Result<Kernel> load_kernel(const ObjectCode&);
   std::unique_ptr<Impl> impl_;
   EntryPoint entry_ = nullptr;
 };
 
+// Links object code into this process (ORC JIT) and finds its entry point.
+Result<Kernel> load_kernel(const ObjectCode& object);
+
+// compile_object + load_kernel: a kernel callable in this process.
 Result<Kernel> compile_cpu(const schedule::LoweredFunc& func, const CompileOptions& options = {});
 
 // Aligned float storage for kernel buffers.

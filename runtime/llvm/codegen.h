@@ -16,14 +16,17 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "runtime/kernel.h"
 #include "schedule/loop_nest.h"
 #include "schedule/result.h"
 
 namespace tessera::runtime {
 
 // Emits `func` into a new module; `target` supplies CPU name, features and data layout.
+// `fault` plants a test-only fault at the kernel's entry (see Fault in kernel.h).
 Result<std::unique_ptr<llvm::Module>> emit_llvm(const schedule::LoweredFunc& func,
                                                 llvm::LLVMContext& context,
-                                                const llvm::TargetMachine& target);
+                                                const llvm::TargetMachine& target,
+                                                Fault fault = Fault::kNone);
 
 }  // namespace tessera::runtime

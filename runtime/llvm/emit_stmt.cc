@@ -30,7 +30,7 @@ void Emitter::apply_attributes(llvm::Function* f) {
   f->addFnAttr("prefer-vector-width", "512");
 }
 
-Result<void> Emitter::emit_kernel(const schedule::LoweredFunc& func) {
+Result<void> Emitter::emit_kernel(const schedule::LoweredFunc& func, Fault fault) {
   auto* ptr = llvm::PointerType::getUnqual(ctx_);
   auto* kernel = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {ptr}, false),
                                         llvm::Function::ExternalLinkage, func.name, module_);
@@ -46,10 +46,54 @@ Result<void> Emitter::emit_kernel(const schedule::LoweredFunc& func) {
   llvm::IRBuilderBase::InsertPoint call_site = b_.saveIP();
   llvm::Function* body = emit_region(func.name + "_body", func.body, nullptr);
   b_.restoreIP(call_site);
+  plant_fault(fault, func, pointers, /*after_body=*/false);
   b_.CreateCall(body, pointers);
+  plant_fault(fault, func, pointers, /*after_body=*/true);
   b_.CreateRetVoid();
   if (!error_.empty()) return make_error(error_);
   return {};
+}
+
+void Emitter::plant_fault(Fault fault, const schedule::LoweredFunc& func,
+                          const std::vector<llvm::Value*>& pointers, bool after_body) {
+  auto* ptr = llvm::PointerType::getUnqual(ctx_);
+  const size_t last = func.arguments.size() - 1;
+  llvm::Function* f = b_.GetInsertBlock()->getParent();
+  switch (fault) {
+    case Fault::kNone: return;
+    case Fault::kSegfault:
+      if (!after_body) b_.CreateStore(b_.getInt32(1), llvm::ConstantPointerNull::get(ptr), /*isVolatile=*/true);
+      return;
+    case Fault::kInfiniteLoop:
+      if (!after_body) {
+        auto* spin = llvm::BasicBlock::Create(ctx_, "spin", f);
+        b_.CreateBr(spin);
+        b_.SetInsertPoint(spin);
+        b_.CreateStore(b_.getInt32(0), pointers[last], /*isVolatile=*/true);
+        b_.CreateBr(spin);
+        // Unreachable continuation for the rest of the entry code.
+        b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "after_spin", f));
+      }
+      return;
+    case Fault::kOutOfBoundsWrite:
+      if (after_body) {
+        llvm::Value* past = b_.CreateConstInBoundsGEP1_64(b_.getFloatTy(), pointers[last],
+                                                          func.arguments[last].size + 3);
+        b_.CreateStore(llvm::ConstantFP::get(b_.getFloatTy(), 1.0), past, /*isVolatile=*/true);
+      }
+      return;
+    case Fault::kWrongValue:
+      if (after_body) b_.CreateStore(llvm::ConstantFP::get(b_.getFloatTy(), 12345.0), pointers[last]);
+      return;
+    case Fault::kHugeAllocation:
+      if (!after_body) {
+        llvm::FunctionCallee alloc_fn = module_.getOrInsertFunction(
+            "tessera_alloc", llvm::FunctionType::get(ptr, {b_.getInt64Ty()}, false));
+        llvm::Value* p = b_.CreateCall(alloc_fn, {b_.getInt64(int64_t{1} << 50)});
+        b_.CreateStore(b_.getInt32(0), p, /*isVolatile=*/true);
+      }
+      return;
+  }
 }
 
 llvm::Function* Emitter::emit_region(const std::string& name, const Stmt& body,
@@ -316,12 +360,13 @@ void Emitter::emit_store(const StmtNode& store) {
 
 Result<std::unique_ptr<llvm::Module>> emit_llvm(const schedule::LoweredFunc& func,
                                                 llvm::LLVMContext& context,
-                                                const llvm::TargetMachine& target) {
+                                                const llvm::TargetMachine& target,
+                                                Fault fault) {
   auto module = std::make_unique<llvm::Module>(func.name, context);
   module->setDataLayout(target.createDataLayout());
   module->setTargetTriple(target.getTargetTriple().str());
   Emitter emitter(*module, target.getTargetCPU().str(), target.getTargetFeatureString().str());
-  if (auto r = emitter.emit_kernel(func); !r) return r.error();
+  if (auto r = emitter.emit_kernel(func, fault); !r) return r.error();
   return module;
 }
 

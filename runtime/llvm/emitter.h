@@ -13,6 +13,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include "runtime/kernel.h"
 #include "schedule/loop_nest.h"
 #include "schedule/result.h"
 
@@ -22,7 +23,7 @@ class Emitter {
  public:
   Emitter(llvm::Module& module, std::string cpu, std::string features);
 
-  Result<void> emit_kernel(const schedule::LoweredFunc& func);
+  Result<void> emit_kernel(const schedule::LoweredFunc& func, Fault fault);
 
  private:
   struct Scope {
@@ -33,6 +34,10 @@ class Emitter {
     const schedule::ExprNode* var = nullptr;
     unsigned lanes = 0;
   };
+
+  // Test-only faults (kernel.h), before or after the body call.
+  void plant_fault(Fault fault, const schedule::LoweredFunc& func,
+                   const std::vector<llvm::Value*>& pointers, bool after_body);
 
   // Statements.
   void emit_stmt(const schedule::Stmt& s);

@@ -4,7 +4,9 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/PassManager.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
@@ -31,6 +33,9 @@ Result<llvm::orc::JITTargetMachineBuilder> host_builder() {
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder) return make_error("LLVM cannot target this host: " + message(builder.takeError()));
   builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  // Objects are linked far from the host's runtime symbols: call them through the GOT.
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  builder->setCodeModel(llvm::CodeModel::Small);
   return std::move(*builder);
 }
 
@@ -64,8 +69,19 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& target, int opt_
   mpm.run(module, mam);
 }
 
-Result<std::unique_ptr<JitModule>> JitModule::create(std::unique_ptr<llvm::Module> module,
-                                                     std::unique_ptr<llvm::LLVMContext> context) {
+Result<std::string> emit_object(llvm::Module& module, llvm::TargetMachine& target) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager passes;
+  if (target.addPassesToEmitFile(passes, stream, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    return make_error("LLVM cannot emit object code for this target");
+  }
+  passes.run(module);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+Result<std::unique_ptr<JitModule>> JitModule::create(const std::string& bytes,
+                                                     const std::string& name) {
   auto builder = host_builder();
   if (!builder) return builder.error();
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*builder)).create();
@@ -89,9 +105,9 @@ Result<std::unique_ptr<JitModule>> JitModule::create(std::unique_ptr<llvm::Modul
   if (!process) return make_error("cannot search the process for symbols: " + message(process.takeError()));
   dylib.addGenerator(std::move(*process));
 
-  if (auto err = (*jit)->addIRModule(
-          llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
-    return make_error("cannot add the kernel to the JIT: " + message(std::move(err)));
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(bytes, name);
+  if (auto err = (*jit)->addObjectFile(std::move(buffer))) {
+    return make_error("cannot link the object code of '" + name + "': " + message(std::move(err)));
   }
   auto result = std::unique_ptr<JitModule>(new JitModule());
   result->jit_ = std::move(*jit);
