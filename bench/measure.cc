@@ -38,7 +38,7 @@ Result<CompiledSchedule> compile_and_check(const schedule::ComputeDAG& dag,
   out.compile_ms = median(times);
   auto check = runtime::check_kernel(dag, *out.kernel);
   if (!check) return check.error();
-  if (!check->comparison.ok) {
+  if (!check->ok()) {
     return make_error("wrong answer in " + check->worst_output + ": max error " +
                       std::to_string(check->comparison.max_error));
   }

@@ -1,70 +1,147 @@
-// Kernel vs reference comparison (see check.h).
+// Measure tasks, guarded buffers and the kernel-vs-reference check (see check.h).
 #include "runtime/check.h"
 
 #include <cmath>
-#include <memory>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 
 namespace tessera::runtime {
+namespace {
 
-Result<CheckResult> check_kernel(const schedule::ComputeDAG& dag, const Kernel& kernel,
-                                 const CheckOptions& options) {
-  schedule::TensorValues inputs = schedule::random_inputs(dag, options.seed);
-  std::vector<std::unique_ptr<AlignedBuffer>> storage;
-  std::vector<float*> pointers;
-  for (const schedule::Tensor& t : dag.arguments()) {
-    storage.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(t.num_elements())));
-    float* p = storage.back()->data();
-    auto it = inputs.find(t->name);
-    for (int64_t i = 0; i < t.num_elements(); ++i) {
-      p[i] = it != inputs.end() ? it->second[static_cast<size_t>(i)] : NAN;
-    }
-    pointers.push_back(p);
+constexpr size_t kGuardBytes = 4096;
+constexpr unsigned char kGuardByte = 0xA5;
+
+size_t damaged(const unsigned char* zone) {
+  size_t n = 0;
+  for (size_t i = 0; i < kGuardBytes; ++i) n += zone[i] != kGuardByte;
+  return n;
+}
+
+}  // namespace
+
+GuardedBuffer::GuardedBuffer(size_t elements) : size_(elements) {
+  size_t data_bytes = (elements * sizeof(float) + 63) / 64 * 64;
+  base_ = static_cast<unsigned char*>(std::aligned_alloc(64, 2 * kGuardBytes + data_bytes));
+  std::memset(base_, kGuardByte, kGuardBytes);
+  std::memset(base_ + kGuardBytes + data_bytes, kGuardByte, kGuardBytes);
+  data_ = reinterpret_cast<float*>(base_ + kGuardBytes);
+  // Padding between the last element and the rear guard is part of the guard.
+  std::memset(reinterpret_cast<unsigned char*>(data_ + elements), kGuardByte,
+              data_bytes - elements * sizeof(float));
+}
+
+GuardedBuffer::~GuardedBuffer() { std::free(base_); }
+
+size_t GuardedBuffer::damage_before() const { return damaged(base_); }
+
+size_t GuardedBuffer::damage_after() const {
+  const unsigned char* end = reinterpret_cast<const unsigned char*>(data_ + size_);
+  size_t data_bytes = (size_ * sizeof(float) + 63) / 64 * 64;
+  size_t padding = data_bytes - size_ * sizeof(float), n = 0;
+  for (size_t i = 0; i < padding; ++i) n += end[i] != kGuardByte;
+  return n + damaged(base_ + kGuardBytes + data_bytes);
+}
+
+Result<MeasureTask> make_measure_task(const schedule::ComputeDAG& dag, uint64_t seed,
+                                      int64_t max_points) {
+  MeasureTask task;
+  task.workload_key = dag.workload_key();
+  task.tolerance = schedule::tolerance_for(dag);
+  schedule::TensorValues inputs = schedule::random_inputs(dag, seed);
+  for (const schedule::Tensor& t : dag.inputs()) task.inputs.push_back(inputs.at(t->name));
+  bool sample = false;
+  for (const schedule::Tensor& out : dag.outputs()) {
+    task.output_sizes.push_back(out.num_elements());
+    sample |= out.num_elements() > max_points;
   }
-  if (auto r = kernel.run(pointers); !r) return r.error();
-
-  bool sample_any = false;
-  for (const schedule::Tensor& out : dag.outputs()) sample_any |= out.num_elements() > options.max_points;
-  schedule::TensorValues full;
-  if (!sample_any) {
+  if (!sample) {
     auto reference = schedule::evaluate_reference(dag, inputs);
     if (!reference) return reference.error();
-    full = std::move(*reference);
+    for (const schedule::Tensor& out : dag.outputs()) {
+      task.checks.push_back(OutputCheck{{}, reference->at(out->name)});
+    }
+    return task;
   }
+  for (const schedule::Tensor& out : dag.outputs()) {
+    OutputCheck check;
+    check.points = {0, out.num_elements() - 1};
+    std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);
+    std::uniform_int_distribution<int64_t> pick(0, out.num_elements() - 1);
+    while (static_cast<int64_t>(check.points.size()) < std::min(max_points, out.num_elements())) {
+      check.points.push_back(pick(rng));
+    }
+    auto expected = schedule::evaluate_reference_at(dag, inputs, out->name, check.points);
+    if (!expected) return expected.error();
+    check.expected = std::move(*expected);
+    task.checks.push_back(std::move(check));
+  }
+  return task;
+}
+
+std::vector<std::unique_ptr<GuardedBuffer>> task_buffers(const MeasureTask& task) {
+  std::vector<std::unique_ptr<GuardedBuffer>> buffers;
+  for (const auto& values : task.inputs) {
+    buffers.push_back(std::make_unique<GuardedBuffer>(values.size()));
+    std::copy(values.begin(), values.end(), buffers.back()->data());
+  }
+  for (int64_t size : task.output_sizes) {
+    buffers.push_back(std::make_unique<GuardedBuffer>(static_cast<size_t>(size)));
+    std::fill(buffers.back()->data(), buffers.back()->data() + size, NAN);
+  }
+  return buffers;
+}
+
+Result<CheckResult> run_and_check(const Kernel& kernel, const MeasureTask& task,
+                                  std::vector<std::unique_ptr<GuardedBuffer>>& buffers) {
+  const auto& args = kernel.arguments();
+  if (args.size() != buffers.size()) {
+    return make_error("kernel takes " + std::to_string(args.size()) + " buffers, the task has " +
+                      std::to_string(buffers.size()));
+  }
+  std::vector<float*> pointers;
+  for (auto& b : buffers) pointers.push_back(b->data());
+  if (auto r = kernel.run(pointers); !r) return r.error();
 
   CheckResult result;
-  bool all_ok = true;
-  double tolerance = schedule::tolerance_for(dag);
-  size_t first_output = dag.inputs().size();
-  for (size_t o = 0; o < dag.outputs().size(); ++o) {
-    const schedule::Tensor& out = dag.outputs()[o];
-    const float* actual = pointers[first_output + o];
-    std::vector<float> got, expected;
-    if (!sample_any) {
-      got.assign(actual, actual + out.num_elements());
-      expected = full.at(out->name);
-    } else {
-      std::vector<int64_t> points{0, out.num_elements() - 1};
-      std::mt19937_64 rng(options.seed ^ 0x9e3779b97f4a7c15ull);
-      std::uniform_int_distribution<int64_t> pick(0, out.num_elements() - 1);
-      while (static_cast<int64_t>(points.size()) < std::min(options.max_points, out.num_elements())) {
-        points.push_back(pick(rng));
-      }
-      auto reference = schedule::evaluate_reference_at(dag, inputs, out->name, points);
-      if (!reference) return reference.error();
-      expected = std::move(*reference);
-      for (int64_t p : points) got.push_back(actual[p]);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    size_t before = buffers[i]->damage_before(), after = buffers[i]->damage_after();
+    if (before || after) {
+      result.guard_violation = "the kernel wrote outside buffer '" + args[i].name + "' (" +
+                               std::to_string(before) + " bytes before its start, " +
+                               std::to_string(after) + " after its end)";
+      break;
     }
-    schedule::Comparison c = schedule::compare(got, expected, tolerance);
+  }
+  bool all_ok = true;
+  const size_t first_output = task.inputs.size();
+  for (size_t o = 0; o < task.checks.size(); ++o) {
+    const OutputCheck& check = task.checks[o];
+    const float* actual = buffers[first_output + o]->data();
+    std::vector<float> got;
+    if (check.points.empty()) {
+      got.assign(actual, actual + task.output_sizes[o]);
+    } else {
+      for (int64_t p : check.points) got.push_back(actual[p]);
+    }
+    schedule::Comparison c = schedule::compare(got, check.expected, task.tolerance);
     result.points_checked += static_cast<int64_t>(got.size());
     if (o == 0 || c.max_error > result.comparison.max_error) {
       result.comparison = c;
-      result.worst_output = out->name;
+      result.worst_output = args[first_output + o].name;
     }
     all_ok &= c.ok;
   }
   result.comparison.ok = all_ok;
   return result;
+}
+
+Result<CheckResult> check_kernel(const schedule::ComputeDAG& dag, const Kernel& kernel,
+                                 const CheckOptions& options) {
+  auto task = make_measure_task(dag, options.seed, options.max_points);
+  if (!task) return task.error();
+  auto buffers = task_buffers(*task);
+  return run_and_check(kernel, *task, buffers);
 }
 
 }  // namespace tessera::runtime

@@ -8,7 +8,9 @@
 #include <tbb/task_arena.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 #include <memory>
 #include <mutex>
 
@@ -72,7 +74,15 @@ extern "C" void tessera_parallel_for(void (*body)(void*, int64_t, int64_t), void
 extern "C" void* tessera_alloc(int64_t bytes) {
   size_t size = (static_cast<size_t>(bytes) + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, size == 0 ? 64 : size);
-  if (!p) std::abort();
+  if (!p) {
+    // A kernel cannot report failure: say why on stderr (a measurement worker's stderr reaches
+    // the Runner's error message) and abort.
+    char text[96];
+    int n = std::snprintf(text, sizeof text, "tessera_alloc: cannot allocate %lld bytes\n",
+                          static_cast<long long>(bytes));
+    if (::write(2, text, static_cast<size_t>(n)) < 0) {}
+    std::abort();
+  }
   return p;
 }
 

@@ -14,16 +14,29 @@ double Timing::median() const {
   return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
 }
 
+namespace {
+
+// Evicts the caches by writing 64 MiB (twice this machine's last-level cache).
+void flush_caches() {
+  static std::vector<char> buffer(64 << 20);
+  static char value = 0;
+  std::fill(buffer.begin(), buffer.end(), ++value);
+}
+
+}  // namespace
+
 Timing time_callable(const std::function<void()>& call, const TimingOptions& options) {
   using Clock = std::chrono::steady_clock;
   auto run = [&](int calls) {
+    if (options.flush_cache) flush_caches();
     auto start = Clock::now();
     for (int i = 0; i < calls; ++i) call();
     return std::chrono::duration<double>(Clock::now() - start).count();
   };
-  run(1);  // warm-up: caches, page faults, thread pool start
+  for (int i = 0; i < options.warmup; ++i) call();  // caches, page faults, thread pool start
   Timing timing;
-  double elapsed = run(1);
+  timing.number = std::max(1, options.number);
+  double elapsed = run(timing.number);
   while (elapsed * 1e3 < options.min_repeat_ms && timing.number < (1 << 24)) {
     timing.number = std::max(timing.number * 2,
                              static_cast<int>(timing.number * options.min_repeat_ms /

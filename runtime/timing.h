@@ -12,8 +12,11 @@
 namespace tessera::runtime {
 
 struct TimingOptions {
+  int warmup = 1;             // untimed calls first
+  int number = 1;             // calls per repeat to start from
   int repeats = 5;
   double min_repeat_ms = 100;
+  bool flush_cache = false;   // write a buffer larger than the last-level cache before each repeat
 };
 
 struct Timing {

@@ -37,7 +37,7 @@ inline ::testing::AssertionResult MatchesReference(const schedule::ComputeDAG& d
   }
   auto check = runtime::check_kernel(dag, *kernel);
   if (!check) return ::testing::AssertionFailure() << where << ": check: " << check.error().message;
-  if (!check->comparison.ok) {
+  if (!check->ok()) {
     return ::testing::AssertionFailure()
            << where << ": wrong answer in " << check->worst_output << ", max error "
            << check->comparison.max_error << " at " << check->comparison.worst_index << " ("

@@ -1,0 +1,89 @@
+// TBB-parallel compilation of candidates to object code (see builder.h).
+#include "runtime/builder.h"
+
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <chrono>
+
+#include "schedule/lower.h"
+#include "schedule/state.h"
+
+namespace tessera::runtime {
+namespace {
+
+// Statements the loop nest executes in straight-line code once unrolled loops are expanded.
+int64_t unrolled_size(const schedule::Stmt& s) {
+  using schedule::StmtKind;
+  if (!s) return 0;
+  switch (s->kind) {
+    case StmtKind::kStore: return 1;
+    case StmtKind::kSeq: {
+      int64_t n = 0;
+      for (const auto& c : s->children) n += unrolled_size(c);
+      return n;
+    }
+    case StmtKind::kIfThenElse: return 1 + unrolled_size(s->then_case) + unrolled_size(s->else_case);
+    case StmtKind::kAllocate: return unrolled_size(s->body);
+    case StmtKind::kFor: {
+      int64_t body = unrolled_size(s->body);
+      return s->for_kind == schedule::ForKind::kUnrolled ? s->extent * body : 1 + body;
+    }
+  }
+  return 0;
+}
+
+BuildResult build_one(const BuildInput& input, const BuildOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  BuildResult result;
+  auto finish = [&](MeasureError error, std::string message) {
+    result.error = error;
+    result.message = std::move(message);
+    result.compile_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  };
+  schedule::State state(*input.dag);
+  if (auto r = state.apply_all(input.steps); !r) {
+    return finish(MeasureError::kCompileError, "schedule refused: " + r.error().message);
+  }
+  auto func = schedule::lower(state, "candidate");
+  if (!func) return finish(MeasureError::kCompileError, "lowering failed: " + func.error().message);
+  int64_t size = unrolled_size(func->body);
+  if (size > options.max_statements) {
+    return finish(MeasureError::kCompileTimeout,
+                  "the loop nest unrolls to " + std::to_string(size) + " statements, more than " +
+                      std::to_string(options.max_statements) + "; unroll less");
+  }
+  CompileOptions compile;
+  compile.fault = input.fault;
+  auto object = compile_object(*func, compile);
+  if (!object) return finish(MeasureError::kCompileError, object.error().message);
+  result.object = std::move(*object);
+  finish(MeasureError::kNone, "");
+  if (result.compile_seconds > options.timeout_s) {
+    result.object = ObjectCode{};
+    char text[128];
+    std::snprintf(text, sizeof text, "compiling took %.1f s, more than the %.1f s limit",
+                  result.compile_seconds, options.timeout_s);
+    return finish(MeasureError::kCompileTimeout, text);
+  }
+  return result;
+}
+
+}  // namespace
+
+std::vector<BuildResult> build_batch(const std::vector<BuildInput>& inputs,
+                                     const BuildOptions& options) {
+  std::vector<BuildResult> results(inputs.size());
+  int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    tbb::parallel_for(size_t{0}, inputs.size(),
+                      [&](size_t i) { results[i] = build_one(inputs[i], options); });
+  });
+  return results;
+}
+
+}  // namespace tessera::runtime

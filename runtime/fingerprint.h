@@ -1,0 +1,26 @@
+// The hardware fingerprint recorded with every measurement: what a cost depends on beyond the
+// kernel itself. Records measured elsewhere are told apart by it (transfer, replay, resume).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace tessera::runtime {
+
+struct HardwareFingerprint {
+  std::string cpu_model;     // /proc/cpuinfo "model name"
+  std::string llvm_cpu;      // LLVM's name for the host CPU, e.g. "znver5"
+  std::string isa_flags;     // vector ISA features present, e.g. "avx2 avx512f fma"
+  int cores = 0;             // cores usable by this process
+  std::string llvm_version;  // e.g. "19.1.7"
+  std::string id() const;    // short stable hash of all of the above
+};
+
+// This machine's fingerprint (computed once).
+const HardwareFingerprint& host_fingerprint();
+
+nlohmann::json to_json(const HardwareFingerprint& fingerprint);
+HardwareFingerprint fingerprint_from_json(const nlohmann::json& json);
+
+}  // namespace tessera::runtime

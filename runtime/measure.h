@@ -1,0 +1,57 @@
+// The vocabulary of measurement: error classes, the timing protocol's options, and the results
+// of building and of running a candidate.
+//
+// A candidate that fails in any way becomes a result carrying one of these error classes and a
+// message a user can act on; nothing in the builder or runner throws or aborts the tuning run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/kernel.h"
+#include "schedule/result.h"
+
+namespace tessera::runtime {
+
+enum class MeasureError : uint8_t {
+  kNone,
+  kCompileError,    // the schedule could not be lowered or compiled
+  kCompileTimeout,  // compiling took longer than the limit (or would: too large to compile)
+  kRuntimeError,    // the kernel ran but misbehaved (e.g. wrote outside its buffers)
+  kRunTimeout,      // the kernel did not finish in time; the worker was killed
+  kWrongAnswer,     // outputs differ from the reference beyond the tolerance
+  kWorkerCrash,     // the worker process died (segfault, abort, out of memory)
+};
+const char* to_string(MeasureError error);  // "compile_error", ...
+Result<MeasureError> measure_error_from_string(const std::string& text);
+
+// The timing protocol (see runtime/timing.h for the in-process version).
+struct MeasureOptions {
+  int warmup = 1;              // untimed calls before timing
+  int number = 1;              // calls per repeat to start from; grown to reach min_repeat_ms
+  int repeat = 3;              // timed repeats; every repeat's cost is returned
+  double min_repeat_ms = 50;   // a repeat lasts at least this long
+  bool flush_cache = false;    // evict the caches before each repeat
+  int threads = 1;             // threads for parallel loops
+  double compile_timeout_s = 20;
+  double run_timeout_s = 10;   // per candidate, including correctness check and timing
+};
+
+struct BuildResult {
+  ObjectCode object;  // valid when error == kNone
+  MeasureError error = MeasureError::kNone;
+  std::string message;
+  double compile_seconds = 0;
+};
+
+struct MeasureResult {
+  std::vector<double> costs;  // seconds per call, one per repeat
+  MeasureError error = MeasureError::kNone;
+  std::string message;
+  double compile_seconds = 0;
+  double max_error = 0;       // against the reference (all checks, not only wrong answers)
+  double median() const;      // of costs; 0 when there are none
+};
+
+}  // namespace tessera::runtime

@@ -1,0 +1,177 @@
+// JSON-lines measurement records (see records.h).
+#include "runtime/records.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+namespace tessera::runtime {
+namespace {
+
+std::string utc_now() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+}  // namespace
+
+double MeasureRecord::median_cost() const {
+  MeasureResult r;
+  r.costs = costs;
+  return r.median();
+}
+
+MeasureRecord make_record(const std::string& workload_key, const std::string& workload,
+                          const std::string& sketch, nlohmann::json steps,
+                          const MeasureResult& result) {
+  MeasureRecord r;
+  r.workload_key = workload_key;
+  r.workload = workload;
+  r.hardware = host_fingerprint();
+  r.sketch = sketch;
+  r.steps = std::move(steps);
+  r.costs = result.costs;
+  r.error = result.error;
+  r.message = result.message;
+  r.compile_seconds = result.compile_seconds;
+  r.timestamp = utc_now();
+  return r;
+}
+
+nlohmann::json record_to_json(const MeasureRecord& r) {
+  return {{"format_version", r.format_version},
+          {"workload_key", r.workload_key},
+          {"workload", r.workload},
+          {"target", r.target},
+          {"hardware", to_json(r.hardware)},
+          {"sketch", r.sketch},
+          {"steps", r.steps},
+          {"costs", r.costs},
+          {"error", to_string(r.error)},
+          {"message", r.message},
+          {"compile_seconds", r.compile_seconds},
+          {"timestamp", r.timestamp}};
+}
+
+Result<MeasureRecord> record_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return make_error("a record must be a JSON object");
+  MeasureRecord r;
+  const char* field = "";
+  try {
+    field = "format_version";
+    r.format_version = j.at(field).get<int>();
+    if (r.format_version > kRecordFormatVersion) {
+      return make_error("written in record format " + std::to_string(r.format_version) +
+                        ", newer than this Tessera reads (" + std::to_string(kRecordFormatVersion) + ")");
+    }
+    field = "workload_key";
+    r.workload_key = j.at(field).get<std::string>();
+    field = "workload";
+    r.workload = j.at(field).get<std::string>();
+    field = "target";
+    r.target = j.at(field).get<std::string>();
+    field = "hardware";
+    r.hardware = fingerprint_from_json(j.at(field));
+    field = "sketch";
+    r.sketch = j.at(field).get<std::string>();
+    field = "steps";
+    r.steps = j.at(field);
+    if (!r.steps.is_array()) return make_error("field 'steps' must be a list");
+    field = "costs";
+    r.costs = j.at(field).get<std::vector<double>>();
+    field = "error";
+    auto error = measure_error_from_string(j.at(field).get<std::string>());
+    if (!error) return make_error("field 'error': " + error.error().message);
+    r.error = *error;
+    field = "message";
+    r.message = j.at(field).get<std::string>();
+    field = "compile_seconds";
+    r.compile_seconds = j.at(field).get<double>();
+    field = "timestamp";
+    r.timestamp = j.at(field).get<std::string>();
+  } catch (const nlohmann::json::exception&) {
+    return make_error(std::string("field '") + field + "' is missing or has the wrong type");
+  }
+  return r;
+}
+
+Result<RecordWriter> RecordWriter::open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return make_error("cannot open records file '" + path + "': " + std::strerror(errno));
+  return RecordWriter(fd, path);
+}
+
+RecordWriter::RecordWriter(RecordWriter&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)) {}
+
+RecordWriter& RecordWriter::operator=(RecordWriter&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    path_ = std::move(other.path_);
+  }
+  return *this;
+}
+
+RecordWriter::~RecordWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<void> RecordWriter::append(const MeasureRecord& record) {
+  std::string line = record_to_json(record).dump() + "\n";
+  // One write() per record: a killed run leaves whole lines and at most one partial last line.
+  const char* p = line.data();
+  size_t left = line.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd_, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return make_error("cannot append to '" + path_ + "': " + std::strerror(errno));
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  return {};
+}
+
+Result<RecordFile> read_records(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("cannot read records file '" + path + "': " + std::strerror(errno));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  RecordFile file;
+  size_t start = 0;
+  int line_number = 0;
+  while (start < text.size()) {
+    ++line_number;
+    size_t end = text.find('\n', start);
+    bool complete = end != std::string::npos;
+    std::string line = text.substr(start, complete ? end - start : std::string::npos);
+    start = complete ? end + 1 : text.size();
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = path + ":" + std::to_string(line_number) + ": ";
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {
+      file.warnings.push_back(where + (complete ? "not valid JSON; skipped"
+                                                : "incomplete last line (the run was killed while "
+                                                  "writing it); skipped"));
+      continue;
+    }
+    auto record = record_from_json(j);
+    if (!record) {
+      file.warnings.push_back(where + "not a measurement record: " + record.error().message + "; skipped");
+      continue;
+    }
+    file.records.push_back(std::move(*record));
+  }
+  return file;
+}
+
+}  // namespace tessera::runtime

@@ -1,0 +1,74 @@
+// Measurement records: one JSON object per line, the unit of resume, proxy training, transfer
+// and of applying the best schedule.
+//
+// A record holds the workload key (and readable summary), the target, the hardware
+// fingerprint, the candidate (sketch id and schedule steps), every repeat's cost in seconds,
+// the error class and message, compile time, a timestamp and the format version. The writer
+// appends each record as a single write() of one line, so a killed run loses at most the line
+// being written; the reader reports a corrupt or half-written line by file and line number,
+// skips it and loads the rest. Lines of a newer format version are skipped with a warning.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/fingerprint.h"
+#include "runtime/measure.h"
+
+namespace tessera::runtime {
+
+inline constexpr int kRecordFormatVersion = 1;
+
+struct MeasureRecord {
+  int format_version = kRecordFormatVersion;
+  std::string workload_key;
+  std::string workload;          // readable summary, e.g. "matmul M=512 N=512 K=512 ..."
+  std::string target = "llvm-cpu";
+  HardwareFingerprint hardware;
+  std::string sketch;            // sketch id; empty for hand-written schedules
+  nlohmann::json steps = nlohmann::json::array();  // the candidate's schedule
+  std::vector<double> costs;     // seconds per call, one per repeat
+  MeasureError error = MeasureError::kNone;
+  std::string message;
+  double compile_seconds = 0;
+  std::string timestamp;         // ISO 8601, UTC
+
+  double median_cost() const;    // 0 when there are no costs
+};
+
+// A record for a result measured on this machine, stamped now.
+MeasureRecord make_record(const std::string& workload_key, const std::string& workload,
+                          const std::string& sketch, nlohmann::json steps,
+                          const MeasureResult& result);
+
+nlohmann::json record_to_json(const MeasureRecord& record);
+// Errors name the missing or mistyped field.
+Result<MeasureRecord> record_from_json(const nlohmann::json& json);
+
+class RecordWriter {
+ public:
+  // Opens `path` for appending, creating it (not its directory) if needed.
+  static Result<RecordWriter> open(const std::string& path);
+  RecordWriter(RecordWriter&& other) noexcept;
+  RecordWriter& operator=(RecordWriter&& other) noexcept;
+  ~RecordWriter();
+
+  Result<void> append(const MeasureRecord& record);
+
+ private:
+  RecordWriter(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_ = -1;
+  std::string path_;
+};
+
+struct RecordFile {
+  std::vector<MeasureRecord> records;
+  std::vector<std::string> warnings;  // "path:line: what was wrong; skipped"
+};
+
+// Reads every valid record; an unreadable file is an Error, bad lines are warnings.
+Result<RecordFile> read_records(const std::string& path);
+
+}  // namespace tessera::runtime

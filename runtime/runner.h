@@ -1,0 +1,60 @@
+// Runner: measures built candidates in a reused, isolated worker process.
+//
+// Candidates are measured one at a time. The worker (tessera-worker) is started on first use
+// and kept; the Runner enforces a timeout per candidate. A candidate that crashes the worker,
+// hangs it or makes it run out of memory becomes an error result (worker crash / run timeout)
+// and the next candidate gets a fresh worker: the batch always goes on. The worker's address
+// space is limited so a runaway allocation fails there, not on the machine.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/check.h"
+#include "runtime/measure.h"
+
+namespace tessera::runtime {
+
+struct RunnerOptions {
+  // The worker executable; empty: $TESSERA_WORKER, else tessera-worker next to this program,
+  // else the one in the build tree.
+  std::string worker_path;
+  uint64_t memory_limit_bytes = uint64_t{8} << 30;
+};
+
+class Runner {
+ public:
+  explicit Runner(RunnerOptions options = {});
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  // Measures one built candidate against `task`. Build failures pass through unchanged.
+  MeasureResult measure(const MeasureTask& task, const BuildResult& build,
+                        const MeasureOptions& options);
+  std::vector<MeasureResult> measure_batch(const MeasureTask& task,
+                                           const std::vector<BuildResult>& builds,
+                                           const MeasureOptions& options);
+
+  int workers_started() const { return workers_started_; }
+
+ private:
+  Result<void> ensure_worker();
+  // Kills the worker (if any) and says how it ended, for error messages.
+  std::string stop_worker(bool kill_first);
+
+  RunnerOptions options_;
+  pid_t pid_ = -1;
+  int socket_ = -1;
+  int stderr_pipe_ = -1;
+  std::string task_key_;  // the task the current worker holds
+  int workers_started_ = 0;
+};
+
+// Where tessera-worker is looked for by default (see RunnerOptions::worker_path).
+std::string default_worker_path();
+
+}  // namespace tessera::runtime

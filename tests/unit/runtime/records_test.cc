@@ -1,0 +1,109 @@
+// Measurement records: JSON round trip, append-per-record writing, and a reader that reports
+// corrupt, mistyped, too-new and half-written lines by file and line, and keeps the rest.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "runtime/records.h"
+
+namespace tessera::testing {
+namespace {
+
+using runtime::MeasureError;
+using runtime::MeasureRecord;
+
+MeasureRecord sample(double cost) {
+  runtime::MeasureResult result;
+  result.costs = {cost, cost * 1.1, cost * 0.9};
+  result.compile_seconds = 0.02;
+  return runtime::make_record("matmul-0123456789abcdef", "matmul M=8 N=8 K=8", "",
+                              nlohmann::json::array({{{"step", "split"}}}), result);
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("tessera_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+TEST(Records, RoundTripKeepsEveryField) {
+  MeasureRecord r = sample(1e-3);
+  r.error = MeasureError::kWrongAnswer;
+  r.message = "output 'C' differs";
+  auto back = runtime::record_from_json(nlohmann::json::parse(runtime::record_to_json(r).dump()));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->workload_key, r.workload_key);
+  EXPECT_EQ(back->costs, r.costs);
+  EXPECT_EQ(back->error, MeasureError::kWrongAnswer);
+  EXPECT_EQ(back->message, r.message);
+  EXPECT_EQ(back->hardware.id(), runtime::host_fingerprint().id());
+  EXPECT_EQ(back->steps, r.steps);
+  EXPECT_EQ(back->timestamp, r.timestamp);
+  EXPECT_DOUBLE_EQ(back->median_cost(), 1e-3);
+}
+
+TEST(Records, HostFingerprintDescribesThisMachine) {
+  const auto& f = runtime::host_fingerprint();
+  EXPECT_GE(f.cores, 1);
+  EXPECT_EQ(f.llvm_version.rfind("19.", 0), 0u) << f.llvm_version;
+  EXPECT_FALSE(f.llvm_cpu.empty());
+  EXPECT_EQ(f.id().size(), 16u);
+}
+
+TEST(Records, ReaderSkipsBadLinesWithTheirLineNumbers) {
+  const std::string path = temp_path("records.jsonl");
+  std::filesystem::remove(path);
+  {
+    auto writer = runtime::RecordWriter::open(path);
+    ASSERT_TRUE(writer.ok()) << writer.error().message;
+    ASSERT_TRUE(writer->append(sample(1e-3)).ok());
+    ASSERT_TRUE(writer->append(sample(2e-3)).ok());
+  }
+  {
+    std::ofstream out(path, std::ios::app);
+    out << "{not json\n";                                       // line 3
+    auto wrong = runtime::record_to_json(sample(3e-3));
+    wrong["costs"] = "fast";
+    out << wrong.dump() << "\n";                                // line 4
+    auto newer = runtime::record_to_json(sample(4e-3));
+    newer["format_version"] = runtime::kRecordFormatVersion + 1;
+    out << newer.dump() << "\n";                                // line 5
+  }
+  {
+    auto writer = runtime::RecordWriter::open(path);            // reopen: appends
+    ASSERT_TRUE(writer->append(sample(5e-3)).ok());             // line 6
+  }
+  {
+    std::ofstream out(path, std::ios::app);
+    std::string half = runtime::record_to_json(sample(6e-3)).dump();
+    out << half.substr(0, half.size() / 2);                     // line 7, killed mid-write
+  }
+  auto file = runtime::read_records(path);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  ASSERT_EQ(file->records.size(), 3u);
+  EXPECT_DOUBLE_EQ(file->records[2].median_cost(), 5e-3);
+  ASSERT_EQ(file->warnings.size(), 4u);
+  EXPECT_EQ(file->warnings[0], path + ":3: not valid JSON; skipped");
+  EXPECT_EQ(file->warnings[1],
+            path + ":4: not a measurement record: field 'costs' is missing or has the wrong type; skipped");
+  EXPECT_NE(file->warnings[2].find(path + ":5: not a measurement record: written in record format 2"),
+            std::string::npos);
+  EXPECT_EQ(file->warnings[3],
+            path + ":7: incomplete last line (the run was killed while writing it); skipped");
+  std::filesystem::remove(path);
+}
+
+TEST(Records, MissingFileIsAnError) {
+  auto file = runtime::read_records("/nonexistent/records.jsonl");
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.error().message.find("cannot read records file '/nonexistent/records.jsonl'"),
+            std::string::npos);
+  auto writer = runtime::RecordWriter::open("/nonexistent/dir/records.jsonl");
+  ASSERT_FALSE(writer.ok());
+  EXPECT_NE(writer.error().message.find("cannot open records file"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera::testing
