@@ -27,6 +27,11 @@ namespace tessera::bench {
 // `cache_write` picks the multi-stage schedule (register tile + packed B panel).
 nlohmann::json run_sgemm(int64_t n, int threads, bool cache_write = false);
 
+// Builder + isolated runner throughput on random SGEMM n schedules, and isolation's cost.
+nlohmann::json run_measure_sgemm(int64_t n, int candidates);
+// One SGEMM n kernel measured in `runs` separate worker processes.
+nlohmann::json run_measure_repeatability(int64_t n, int runs);
+
 // Hand-scheduled conv2d + bias + relu (NCHW) against oneDNN's, with `threads` threads each.
 nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads);
 
