@@ -1,0 +1,186 @@
+// Knob domains, sampling, neighbour moves and mutation (see knobs.h).
+#include "schedule/knobs.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace tessera::schedule {
+namespace {
+
+void factorizations(int64_t rest, int parts, int64_t max_innermost, std::vector<int64_t>& prefix,
+                    std::vector<std::vector<int64_t>>& out) {
+  if (parts == 1) {
+    if (rest <= max_innermost) {
+      prefix.push_back(rest);
+      out.push_back(prefix);
+      prefix.pop_back();
+    }
+    return;
+  }
+  for (int64_t f = 1; f <= rest; ++f) {
+    if (rest % f != 0) continue;
+    prefix.push_back(f);
+    factorizations(rest / f, parts - 1, max_innermost, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+std::vector<int64_t> prime_factors(int64_t n) {
+  std::vector<int64_t> primes;
+  for (int64_t p = 2; p * p <= n; ++p) {
+    if (n % p == 0) primes.push_back(p);
+    while (n % p == 0) n /= p;
+  }
+  if (n > 1) primes.push_back(n);
+  return primes;
+}
+
+int index_of(const Knob& knob, const std::vector<int64_t>& value) {
+  auto it = std::find(knob.domain.begin(), knob.domain.end(), value);
+  return it == knob.domain.end() ? -1 : static_cast<int>(it - knob.domain.begin());
+}
+
+double weight_of(KnobKind kind, const MutationWeights& w) {
+  switch (kind) {
+    case KnobKind::kTile: return w.tile;
+    case KnobKind::kUnroll: return w.unroll;
+    case KnobKind::kParallel: return w.parallel;
+    case KnobKind::kComputeLocation: return w.compute_location;
+    case KnobKind::kChoice: return w.choice;
+  }
+  return 0;
+}
+
+}  // namespace
+
+const char* to_string(KnobKind kind) {
+  switch (kind) {
+    case KnobKind::kTile: return "tile";
+    case KnobKind::kUnroll: return "unroll";
+    case KnobKind::kParallel: return "parallel";
+    case KnobKind::kComputeLocation: return "compute_location";
+    case KnobKind::kChoice: return "choice";
+  }
+  return "?";
+}
+
+Knob tile_knob(std::string name, int64_t extent, int parts, int64_t max_innermost) {
+  Knob k{std::move(name), KnobKind::kTile, {}};
+  std::vector<int64_t> prefix;
+  factorizations(extent, parts, std::max<int64_t>(1, max_innermost), prefix, k.domain);
+  return k;
+}
+
+Knob choice_knob(std::string name, KnobKind kind, std::vector<int64_t> values) {
+  Knob k{std::move(name), kind, {}};
+  for (int64_t v : values) k.domain.push_back({v});
+  return k;
+}
+
+KnobValues KnobSpace::sample(std::mt19937_64& rng) const {
+  KnobValues values;
+  for (const Knob& k : knobs_) {
+    values.push_back(static_cast<int>(std::uniform_int_distribution<size_t>(0, k.domain.size() - 1)(rng)));
+  }
+  return values;
+}
+
+std::vector<KnobValues> KnobSpace::neighbours(const KnobValues& values, size_t k) const {
+  const Knob& knob = knobs_[k];
+  std::vector<KnobValues> out;
+  auto with = [&](int index) {
+    KnobValues next = values;
+    next[k] = index;
+    out.push_back(std::move(next));
+  };
+  if (knob.kind != KnobKind::kTile) {
+    if (values[k] > 0) with(values[k] - 1);
+    if (values[k] + 1 < static_cast<int>(knob.domain.size())) with(values[k] + 1);
+    return out;
+  }
+  // Move one prime factor from level a to level b.
+  const std::vector<int64_t>& tile = knob.domain[static_cast<size_t>(values[k])];
+  for (size_t a = 0; a < tile.size(); ++a) {
+    for (int64_t p : prime_factors(tile[a])) {
+      for (size_t b = 0; b < tile.size(); ++b) {
+        if (a == b) continue;
+        std::vector<int64_t> moved = tile;
+        moved[a] /= p;
+        moved[b] *= p;
+        int index = index_of(knob, moved);  // absent when it breaks the innermost bound
+        if (index >= 0) with(index);
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<KnobValues> KnobSpace::neighbours(const KnobValues& values) const {
+  std::vector<KnobValues> all;
+  for (size_t k = 0; k < knobs_.size(); ++k) {
+    auto n = neighbours(values, k);
+    all.insert(all.end(), n.begin(), n.end());
+  }
+  return all;
+}
+
+std::vector<bool> KnobSpace::legal_move_mask(const KnobValues& values) const {
+  std::vector<bool> mask;
+  for (size_t k = 0; k < knobs_.size(); ++k) mask.push_back(!neighbours(values, k).empty());
+  return mask;
+}
+
+KnobValues KnobSpace::mutate(const KnobValues& values, std::mt19937_64& rng,
+                             const MutationWeights& weights) const {
+  std::vector<double> w;
+  for (size_t k = 0; k < knobs_.size(); ++k) {
+    // A category's weight is shared by its knobs; knobs that cannot move get none.
+    size_t same = std::count_if(knobs_.begin(), knobs_.end(),
+                                [&](const Knob& o) { return o.kind == knobs_[k].kind; });
+    bool movable = !neighbours(values, k).empty();
+    w.push_back(movable ? weight_of(knobs_[k].kind, weights) / static_cast<double>(same) : 0.0);
+  }
+  if (std::all_of(w.begin(), w.end(), [](double x) { return x <= 0; })) return values;
+  size_t k = std::discrete_distribution<size_t>(w.begin(), w.end())(rng);
+  auto options = neighbours(values, k);
+  return options[std::uniform_int_distribution<size_t>(0, options.size() - 1)(rng)];
+}
+
+nlohmann::json KnobSpace::to_json(const KnobValues& values) const {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t k = 0; k < knobs_.size(); ++k) {
+    const auto& v = value(values, k);
+    j[knobs_[k].name] = knobs_[k].kind == KnobKind::kTile ? nlohmann::json(v) : nlohmann::json(v[0]);
+  }
+  return j;
+}
+
+Result<KnobValues> KnobSpace::from_json(const nlohmann::json& j) const {
+  if (!j.is_object()) return make_error("knobs must be a JSON object");
+  KnobValues values;
+  for (const Knob& knob : knobs_) {
+    if (!j.contains(knob.name)) return make_error("knob '" + knob.name + "' is missing");
+    const nlohmann::json& v = j[knob.name];
+    std::vector<int64_t> value;
+    if (knob.kind == KnobKind::kTile && v.is_array() &&
+        std::all_of(v.begin(), v.end(), [](const auto& x) { return x.is_number_integer(); })) {
+      value = v.get<std::vector<int64_t>>();
+    } else if (knob.kind != KnobKind::kTile && v.is_number_integer()) {
+      value = {v.get<int64_t>()};
+    } else {
+      return make_error("knob '" + knob.name + "' has a value of the wrong type: " + v.dump());
+    }
+    int index = index_of(knob, value);
+    if (index < 0) return make_error("knob '" + knob.name + "' cannot take the value " + v.dump());
+    values.push_back(index);
+  }
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (std::none_of(knobs_.begin(), knobs_.end(), [&](const Knob& k) { return k.name == it.key(); })) {
+      return make_error("unknown knob '" + it.key() + "'");
+    }
+  }
+  return values;
+}
+
+}  // namespace tessera::schedule

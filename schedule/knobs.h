@@ -1,0 +1,77 @@
+// Knobs: the holes of a sketch and the values an agent picks for them.
+//
+// Every knob has a finite, ordered domain and a value is an index into it, so a candidate's
+// knobs are a small vector of integers. A tile knob's domain is the ordered factorizations of
+// an extent into `parts` factors (outermost first, innermost bounded); a choice knob's is a
+// list of numbers (unroll depth, parallel granularity, compute location ...). The space gives
+// uniform sampling, neighbour moves (move a prime factor between two tile levels; next or
+// previous choice), legal-move masks and mutation, so any agent can act on any sketch.
+//
+// Adding a knob kind: give it a domain builder here, neighbour moves in `neighbours`, and a
+// mutation category with a default weight in MutationWeights.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "schedule/result.h"
+
+namespace tessera::schedule {
+
+enum class KnobKind : uint8_t { kTile, kUnroll, kParallel, kComputeLocation, kChoice };
+const char* to_string(KnobKind kind);
+
+struct Knob {
+  std::string name;
+  KnobKind kind = KnobKind::kChoice;
+  std::vector<std::vector<int64_t>> domain;  // tile: factors outer..inner; others: {value}
+};
+
+Knob tile_knob(std::string name, int64_t extent, int parts, int64_t max_innermost);
+Knob choice_knob(std::string name, KnobKind kind, std::vector<int64_t> values);
+
+using KnobValues = std::vector<int>;  // index into each knob's domain
+
+// Ansor's CPU defaults: tile 0.90, unroll 0.04, compute location 0.05, parallel 0.01.
+struct MutationWeights {
+  double tile = 0.90, unroll = 0.04, compute_location = 0.05, parallel = 0.01, choice = 0.04;
+};
+
+class KnobSpace {
+ public:
+  KnobSpace() = default;
+  explicit KnobSpace(std::vector<Knob> knobs) : knobs_(std::move(knobs)) {}
+
+  const std::vector<Knob>& knobs() const { return knobs_; }
+  size_t size() const { return knobs_.size(); }
+  // The value of knob `k` under `values` (a tile's factors, or a one-element choice).
+  const std::vector<int64_t>& value(const KnobValues& values, size_t k) const {
+    return knobs_[k].domain[static_cast<size_t>(values[k])];
+  }
+  int64_t choice(const KnobValues& values, size_t k) const { return value(values, k)[0]; }
+
+  KnobValues sample(std::mt19937_64& rng) const;
+  // Values one move away along knob `k`.
+  std::vector<KnobValues> neighbours(const KnobValues& values, size_t k) const;
+  // Every knob's neighbours, concatenated.
+  std::vector<KnobValues> neighbours(const KnobValues& values) const;
+  // mask[k] is true when knob k has at least one neighbour from `values`.
+  std::vector<bool> legal_move_mask(const KnobValues& values) const;
+  // One random neighbour move on a knob chosen by category weight (renormalized over the
+  // categories this space has); `values` unchanged when no knob can move.
+  KnobValues mutate(const KnobValues& values, std::mt19937_64& rng,
+                    const MutationWeights& weights = {}) const;
+
+  // {"knob name": [factors] or value, ...}
+  nlohmann::json to_json(const KnobValues& values) const;
+  Result<KnobValues> from_json(const nlohmann::json& json) const;
+
+ private:
+  std::vector<Knob> knobs_;
+};
+
+}  // namespace tessera::schedule
