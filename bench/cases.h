@@ -32,6 +32,10 @@ nlohmann::json run_measure_sgemm(int64_t n, int candidates);
 // One SGEMM n kernel measured in `runs` separate worker processes.
 nlohmann::json run_measure_repeatability(int64_t n, int runs);
 
+// Random search for `random_trials`, then Droplet search (at most `droplet_trials`), on SGEMM
+// n, single-threaded; the best found against OpenBLAS.
+nlohmann::json run_droplet_sgemm(int64_t n, int random_trials, int droplet_trials);
+
 // Hand-scheduled conv2d + bias + relu (NCHW) against oneDNN's, with `threads` threads each.
 nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads);
 

@@ -33,13 +33,14 @@ double MeasureRecord::median_cost() const {
 
 MeasureRecord make_record(const std::string& workload_key, const std::string& workload,
                           const std::string& sketch, nlohmann::json steps,
-                          const MeasureResult& result) {
+                          const MeasureResult& result, nlohmann::json knobs) {
   MeasureRecord r;
   r.workload_key = workload_key;
   r.workload = workload;
   r.hardware = host_fingerprint();
   r.sketch = sketch;
   r.steps = std::move(steps);
+  r.knobs = std::move(knobs);
   r.costs = result.costs;
   r.error = result.error;
   r.message = result.message;
@@ -55,6 +56,7 @@ nlohmann::json record_to_json(const MeasureRecord& r) {
           {"target", r.target},
           {"hardware", to_json(r.hardware)},
           {"sketch", r.sketch},
+          {"knobs", r.knobs},
           {"steps", r.steps},
           {"costs", r.costs},
           {"error", to_string(r.error)},
@@ -84,6 +86,9 @@ Result<MeasureRecord> record_from_json(const nlohmann::json& j) {
     r.hardware = fingerprint_from_json(j.at(field));
     field = "sketch";
     r.sketch = j.at(field).get<std::string>();
+    field = "knobs";
+    r.knobs = j.at(field);
+    if (!r.knobs.is_object()) return make_error("field 'knobs' must be an object");
     field = "steps";
     r.steps = j.at(field);
     if (!r.steps.is_array()) return make_error("field 'steps' must be a list");

@@ -28,6 +28,7 @@ struct MeasureRecord {
   std::string target = "llvm-cpu";
   HardwareFingerprint hardware;
   std::string sketch;            // sketch id; empty for hand-written schedules
+  nlohmann::json knobs = nlohmann::json::object();  // the sketch's knob values
   nlohmann::json steps = nlohmann::json::array();  // the candidate's schedule
   std::vector<double> costs;     // seconds per call, one per repeat
   MeasureError error = MeasureError::kNone;
@@ -41,7 +42,8 @@ struct MeasureRecord {
 // A record for a result measured on this machine, stamped now.
 MeasureRecord make_record(const std::string& workload_key, const std::string& workload,
                           const std::string& sketch, nlohmann::json steps,
-                          const MeasureResult& result);
+                          const MeasureResult& result,
+                          nlohmann::json knobs = nlohmann::json::object());
 
 nlohmann::json record_to_json(const MeasureRecord& record);
 // Errors name the missing or mistyped field.

@@ -1,0 +1,32 @@
+// Random search and the ask/tell driver (see random_search.h, search_agent.h).
+#include "agents/random_search.h"
+
+#include <set>
+
+namespace tessera::agents {
+
+void run_search(SearchAgent& agent, env::TuningTask& task, int trials, int batch_size) {
+  int start = task.trials();
+  while (task.trials() - start < trials && !agent.done()) {
+    int want = std::min(batch_size, trials - (task.trials() - start));
+    auto candidates = agent.propose(task, want);
+    if (candidates.empty()) break;
+    agent.observe(task, task.measure(candidates));
+  }
+}
+
+std::vector<env::Candidate> RandomSearch::propose(const env::TuningTask& task, int count) {
+  std::vector<env::Candidate> out;
+  std::set<env::Candidate> chosen;
+  const auto& sketches = task.sketches();
+  for (int attempt = 0; static_cast<int>(out.size()) < count && attempt < count * 50; ++attempt) {
+    env::Candidate c;
+    c.sketch = static_cast<int>(std::uniform_int_distribution<size_t>(0, sketches.size() - 1)(rng_));
+    c.knobs = sketches[static_cast<size_t>(c.sketch)].knobs.sample(rng_);
+    if (task.measured(c) || !chosen.insert(c).second) continue;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace tessera::agents

@@ -1,0 +1,63 @@
+// Measuring candidates for agents (see tuning_task.h).
+#include "env/tuning_task.h"
+
+#include <algorithm>
+
+#include "schedule/step_json.h"
+
+namespace tessera::env {
+
+TuningTask::TuningTask(schedule::ComputeDAG dag, TaskOptions options)
+    : dag_(std::move(dag)), options_(std::move(options)) {}
+
+Result<std::unique_ptr<TuningTask>> TuningTask::create(schedule::ComputeDAG dag, TaskOptions options) {
+  auto task = std::unique_ptr<TuningTask>(new TuningTask(std::move(dag), std::move(options)));
+  task->sketches_ = schedule::generate_sketches(task->dag_);
+  if (task->sketches_.empty()) return make_error(task->dag_.summary() + ": no sketch applies");
+  auto check = runtime::make_measure_task(task->dag_, task->options_.seed);
+  if (!check) return check.error();
+  task->check_ = std::move(*check);
+  if (!task->options_.records_path.empty()) {
+    auto writer = runtime::RecordWriter::open(task->options_.records_path);
+    if (!writer) return writer.error();
+    task->records_.emplace(std::move(*writer));
+  }
+  return task;
+}
+
+std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candidates) {
+  std::vector<Candidate> fresh;
+  for (const Candidate& c : candidates) {
+    if (!seen_.count(c) && std::find_if(fresh.begin(), fresh.end(), [&](const Candidate& f) {
+          return !(f < c) && !(c < f);
+        }) == fresh.end()) {
+      fresh.push_back(c);
+    }
+  }
+  std::vector<runtime::BuildInput> inputs;
+  for (const Candidate& c : fresh) inputs.push_back({&dag_, sketch(c).steps(c.knobs)});
+  auto builds = runtime::build_batch(inputs, options_.build);
+  auto results = runner_.measure_batch(check_, builds, options_.measure);
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    Measurement m{fresh[i], results[i]};
+    ++trials_;
+    if (m.ok() && (!best_ || m.seconds() < best_->seconds())) best_ = m;
+    if (records_) {
+      const schedule::Sketch& s = sketch(fresh[i]);
+      auto steps = schedule::steps_to_json(s.steps(fresh[i].knobs));
+      auto record = runtime::make_record(dag_.workload_key(), dag_.summary(), s.id, steps,
+                                         m.result, s.knobs.to_json(fresh[i].knobs));
+      if (auto r = records_->append(record); !r) warnings_.push_back(r.error().message);
+    }
+    seen_.emplace(fresh[i], std::move(m));
+  }
+  std::vector<Measurement> out;
+  for (const Candidate& c : candidates) out.push_back(seen_.at(c));
+  return out;
+}
+
+double TuningTask::best_gflops() const {
+  return best_ ? dag_.flop_count() / best_->seconds() * 1e-9 : 0.0;
+}
+
+}  // namespace tessera::env

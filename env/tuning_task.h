@@ -1,0 +1,80 @@
+// TuningTask: one operator's tuning problem as search agents see it.
+//
+// It owns the DAG's sketches (their knob spaces are the action space) and measures batches of
+// candidates through the runtime's Builder (TBB, all cores) and isolated Runner (one kernel at
+// a time), appends every result to the records file, skips candidates already measured and
+// keeps the best. Agents never touch the builder or runner: they propose candidates and
+// observe measurements here, so a replay simulator can stand in later.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/builder.h"
+#include "runtime/check.h"
+#include "runtime/records.h"
+#include "runtime/runner.h"
+#include "schedule/sketch.h"
+
+namespace tessera::env {
+
+struct Candidate {
+  int sketch = 0;
+  schedule::KnobValues knobs;
+  bool operator<(const Candidate& o) const {
+    return sketch != o.sketch ? sketch < o.sketch : knobs < o.knobs;
+  }
+};
+
+struct Measurement {
+  Candidate candidate;
+  runtime::MeasureResult result;
+  bool ok() const { return result.error == runtime::MeasureError::kNone; }
+  double seconds() const { return result.median(); }
+};
+
+struct TaskOptions {
+  runtime::MeasureOptions measure;
+  runtime::BuildOptions build;
+  std::string records_path;  // empty: keep records in memory only
+  uint64_t seed = 1;         // inputs for correctness checks
+};
+
+class TuningTask {
+ public:
+  static Result<std::unique_ptr<TuningTask>> create(schedule::ComputeDAG dag, TaskOptions options);
+
+  const schedule::ComputeDAG& dag() const { return dag_; }
+  const std::vector<schedule::Sketch>& sketches() const { return sketches_; }
+  const schedule::Sketch& sketch(const Candidate& c) const { return sketches_[static_cast<size_t>(c.sketch)]; }
+
+  // Builds and runs the candidates not measured before (in order), records them, and returns
+  // their measurements; already measured ones are returned from memory.
+  std::vector<Measurement> measure(const std::vector<Candidate>& candidates);
+
+  bool measured(const Candidate& c) const { return seen_.count(c) != 0; }
+  int trials() const { return trials_; }
+  const std::optional<Measurement>& best() const { return best_; }
+  double best_gflops() const;
+  // Warnings from writing records (the run goes on without them).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  TuningTask(schedule::ComputeDAG dag, TaskOptions options);
+
+  schedule::ComputeDAG dag_;
+  TaskOptions options_;
+  std::vector<schedule::Sketch> sketches_;
+  runtime::MeasureTask check_;
+  runtime::Runner runner_;
+  std::optional<runtime::RecordWriter> records_;
+  std::map<Candidate, Measurement> seen_;
+  std::optional<Measurement> best_;
+  int trials_ = 0;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace tessera::env

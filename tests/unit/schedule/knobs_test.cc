@@ -1,0 +1,75 @@
+// Knob spaces: tile domains are the ordered factorizations with a bounded innermost factor;
+// neighbour moves shift one prime factor between two levels (or step a choice); sampling is
+// seeded; mutation moves exactly one knob; JSON round trips and refuses bad values.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "schedule/knobs.h"
+
+namespace {
+
+using namespace tessera::schedule;
+
+TEST(Knobs, TileDomainIsOrderedFactorizationsWithBoundedInnermost) {
+  Knob k = tile_knob("t", 8, 2, 4);
+  EXPECT_EQ(k.domain, (std::vector<std::vector<int64_t>>{{2, 4}, {4, 2}, {8, 1}}));
+  EXPECT_EQ(tile_knob("t", 1024, 4, 1024).domain.size(), 286u);  // C(13, 3)
+  for (const auto& t : tile_knob("t", 36, 3, 6).domain) {
+    EXPECT_EQ(t[0] * t[1] * t[2], 36);
+    EXPECT_LE(t[2], 6);
+  }
+}
+
+TEST(Knobs, TileNeighboursMoveOnePrimeFactor) {
+  KnobSpace space({tile_knob("t", 12, 2, 12)});
+  auto values = space.from_json(nlohmann::json{{"t", {2, 6}}});
+  ASSERT_TRUE(values.ok()) << values.error().message;
+  std::vector<std::vector<int64_t>> got;
+  for (const auto& n : space.neighbours(*values, 0)) got.push_back(space.value(n, 0));
+  // From (2, 6): move the 2 inward -> (1, 12); move a 2 or the 3 outward -> (4, 3), (6, 2).
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::vector<int64_t>>{{1, 12}, {4, 3}, {6, 2}}));
+}
+
+TEST(Knobs, ChoiceNeighboursAndMasks) {
+  KnobSpace space({choice_knob("unroll", KnobKind::kUnroll, {0, 16, 64, 512}),
+                   tile_knob("fixed", 1, 2, 1)});
+  KnobValues v{0, 0};
+  ASSERT_EQ(space.neighbours(v, 0).size(), 1u);
+  EXPECT_EQ(space.choice(space.neighbours(v, 0)[0], 0), 16);
+  EXPECT_EQ(space.legal_move_mask(v), (std::vector<bool>{true, false}));
+  v[0] = 2;
+  EXPECT_EQ(space.neighbours(v, 0).size(), 2u);
+}
+
+TEST(Knobs, SamplingIsSeededAndMutationMovesOneKnob) {
+  KnobSpace space({tile_knob("a", 64, 3, 16), tile_knob("b", 48, 2, 16),
+                   choice_knob("u", KnobKind::kUnroll, {0, 16, 64})});
+  std::mt19937_64 r1(9), r2(9);
+  EXPECT_EQ(space.sample(r1), space.sample(r2));
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 100; ++i) {
+    KnobValues v = space.sample(rng);
+    KnobValues m = space.mutate(v, rng);
+    int changed = 0;
+    for (size_t k = 0; k < v.size(); ++k) changed += v[k] != m[k];
+    EXPECT_EQ(changed, 1);
+  }
+}
+
+TEST(Knobs, JsonRoundTripAndRefusals) {
+  KnobSpace space({tile_knob("C.i", 16, 2, 16), choice_knob("C.unroll", KnobKind::kUnroll, {0, 16})});
+  std::mt19937_64 rng(1);
+  KnobValues v = space.sample(rng);
+  auto back = space.from_json(space.to_json(v));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, v);
+  auto err = [&](const nlohmann::json& j) { return space.from_json(j).error().message; };
+  EXPECT_EQ(err({{"C.i", {4, 4}}}), "knob 'C.unroll' is missing");
+  EXPECT_EQ(err({{"C.i", {3, 5}}, {"C.unroll", 0}}), "knob 'C.i' cannot take the value [3,5]");
+  EXPECT_EQ(err({{"C.i", "big"}, {"C.unroll", 0}}), "knob 'C.i' has a value of the wrong type: \"big\"");
+  EXPECT_EQ(err({{"C.i", {4, 4}}, {"C.unroll", 0}, {"C.x", 1}}), "unknown knob 'C.x'");
+}
+
+}  // namespace
