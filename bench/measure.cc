@@ -11,13 +11,6 @@
 
 namespace tessera::bench {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 nlohmann::json error_json(const std::string& message) { return {{"error", message}}; }
 
 Result<CompiledSchedule> compile_and_check(const schedule::ComputeDAG& dag,

@@ -10,12 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/kernel.h"
+#include "runtime/timing.h"
 #include "schedule/compute_dag.h"
 #include "schedule/steps.h"
 
 namespace tessera::bench {
 
-double median(std::vector<double> values);
+using runtime::median;
 nlohmann::json error_json(const std::string& message);
 
 struct CompiledSchedule {
@@ -40,6 +41,11 @@ struct Medians {
 // drifts in machine load hit both alike; returns the median seconds per call of each.
 Medians time_alternately(const std::function<void()>& tessera, const std::function<void()>& baseline,
                          int rounds = 5);
+
+// SGEMM n x n x n by `compiled` (a matmul kernel) against OpenBLAS cblas_sgemm with the same
+// inputs: checks that both agree, then the result line of time_alternately.
+nlohmann::json compare_with_openblas(const schedule::ComputeDAG& dag, int64_t n,
+                                     const CompiledSchedule& compiled);
 
 // The standard result line: tessera_gflops, baseline, baseline_gflops, ratio, compile_ms.
 nlohmann::json result_json(double flops, const Medians& medians, const std::string& baseline,

@@ -11,7 +11,6 @@
 #include "bench/measure.h"
 #include "runtime/parallel_runtime.h"
 #include "schedule/ops.h"
-#include "schedule/reference.h"
 
 namespace tessera::bench {
 
@@ -37,18 +36,7 @@ nlohmann::json run_droplet_sgemm(int64_t n, int random_trials, int droplet_trial
   const schedule::Sketch& sketch = (*task)->sketch(best->candidate);
   auto compiled = compile_and_check(*dag, sketch.steps(best->candidate.knobs));
   if (!compiled) return error_json(compiled.error().message);
-  runtime::AlignedBuffer a(n * n), b(n * n), c(n * n), c_blas(n * n);
-  schedule::TensorValues inputs = schedule::random_inputs(*dag, 7);
-  std::copy(inputs["A"].begin(), inputs["A"].end(), a.data());
-  std::copy(inputs["B"].begin(), inputs["B"].end(), b.data());
-  std::vector<void*> args{a.data(), b.data(), c.data()};
-  const int ni = static_cast<int>(n);
-  auto blas = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, ni, ni, ni, 1.0f, a.data(), ni,
-                b.data(), ni, 0.0f, c_blas.data(), ni);
-  };
-  auto ours = [&] { compiled->kernel->run_unchecked(args.data()); };
-  nlohmann::json line = result_json(dag->flop_count(), time_alternately(ours, blas), "openblas", *compiled);
+  nlohmann::json line = compare_with_openblas(*dag, n, *compiled);
   line["trials"] = (*task)->trials();
   line["random_trials"] = after_random;
   line["random_best_gflops"] = std::round(random_best * 10) / 10;

@@ -3,15 +3,11 @@
 // (sampled) and against OpenBLAS's result before any number is reported.
 #include <cblas.h>
 
-#include <algorithm>
-#include <cmath>
-
 #include "bench/cases.h"
 #include "bench/measure.h"
 #include "runtime/parallel_runtime.h"
 #include "schedule/hand_schedules.h"
 #include "schedule/ops.h"
-#include "schedule/reference.h"
 
 namespace tessera::bench {
 
@@ -24,31 +20,8 @@ nlohmann::json run_sgemm(int64_t n, int threads, bool cache_write) {
                            : schedule::matmul_hand_schedule(n, n, n);
   auto compiled = compile_and_check(*dag, steps);
   if (!compiled) return error_json(compiled.error().message);
-
-  runtime::AlignedBuffer a(n * n), b(n * n), c(n * n), c_blas(n * n);
-  schedule::TensorValues inputs = schedule::random_inputs(*dag, 7);
-  std::copy(inputs["A"].begin(), inputs["A"].end(), a.data());
-  std::copy(inputs["B"].begin(), inputs["B"].end(), b.data());
-  std::vector<void*> args{a.data(), b.data(), c.data()};
-  const int ni = static_cast<int>(n);
-  auto blas = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, ni, ni, ni, 1.0f, a.data(), ni,
-                b.data(), ni, 0.0f, c_blas.data(), ni);
-  };
-  auto ours = [&] { compiled->kernel->run_unchecked(args.data()); };
-  ours();
-  blas();
-  double worst = 0;
-  for (int64_t i = 0; i < n * n; ++i) {
-    worst = std::max(worst, std::fabs(c.data()[i] - c_blas.data()[i]) / (1.0 + std::fabs(c_blas.data()[i])));
-  }
-  if (!(worst <= schedule::tolerance_for(*dag))) {
-    return error_json("Tessera and OpenBLAS disagree: max difference " + std::to_string(worst));
-  }
-  nlohmann::json line = result_json(dag->flop_count(), time_alternately(ours, blas), "openblas", *compiled);
-  line["baseline_kernel"] = openblas_get_corename();
+  nlohmann::json line = compare_with_openblas(*dag, n, *compiled);
   line["threads"] = threads;
-  line["shape"] = dag->summary();
   return line;
 }
 

@@ -1,7 +1,7 @@
 // Error class names and result helpers (see measure.h).
 #include "runtime/measure.h"
 
-#include <algorithm>
+#include "runtime/timing.h"
 
 namespace tessera::runtime {
 
@@ -31,12 +31,6 @@ Result<MeasureError> measure_error_from_string(const std::string& text) {
   return make_error("unknown error class '" + text + "'");
 }
 
-double MeasureResult::median() const {
-  if (costs.empty()) return 0;
-  std::vector<double> sorted = costs;
-  std::sort(sorted.begin(), sorted.end());
-  size_t n = sorted.size();
-  return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-}
+double MeasureResult::median() const { return runtime::median(costs); }
 
 }  // namespace tessera::runtime

@@ -1,6 +1,8 @@
 // JSON-lines measurement records (see records.h).
 #include "runtime/records.h"
 
+#include "runtime/timing.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -25,11 +27,7 @@ std::string utc_now() {
 
 }  // namespace
 
-double MeasureRecord::median_cost() const {
-  MeasureResult r;
-  r.costs = costs;
-  return r.median();
-}
+double MeasureRecord::median_cost() const { return median(costs); }
 
 MeasureRecord make_record(const std::string& workload_key, const std::string& workload,
                           const std::string& sketch, nlohmann::json steps,

@@ -19,10 +19,13 @@ struct TimingOptions {
   bool flush_cache = false;   // write a buffer larger than the last-level cache before each repeat
 };
 
+// The median of `values` (0 when empty): the statistic every reported time uses.
+double median(std::vector<double> values);
+
 struct Timing {
   std::vector<double> seconds;  // per call, one entry per repeat
   int number = 1;               // calls per repeat
-  double median() const;
+  double median() const { return runtime::median(seconds); }
 };
 
 // The same protocol for any callable (used to time baselines such as BLAS calls).
