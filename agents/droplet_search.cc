@@ -60,6 +60,7 @@ std::vector<env::Candidate> DropletSearch::propose(const env::TuningTask& task, 
 }
 
 void DropletSearch::observe(const env::TuningTask& task, const std::vector<env::Measurement>& measured) {
+  if (!center_) return;  // nothing proposed yet
   for (const env::Measurement& m : measured) {
     if (!m.ok() || m.seconds() >= center_->seconds()) continue;
     if (welch_p_less(m.result.costs, center_->result.costs) > p_value_) continue;

@@ -56,6 +56,32 @@ std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candi
   return out;
 }
 
+int TuningTask::restore(const std::vector<runtime::MeasureRecord>& records) {
+  int restored = 0;
+  for (const runtime::MeasureRecord& r : records) {
+    if (r.workload_key != dag_.workload_key()) continue;
+    for (size_t s = 0; s < sketches_.size(); ++s) {
+      if (sketches_[s].id != r.sketch) continue;
+      auto knobs = sketches_[s].knobs.from_json(r.knobs);
+      if (!knobs) break;
+      Candidate c{static_cast<int>(s), *knobs};
+      if (seen_.count(c)) break;
+      runtime::MeasureResult result;
+      result.costs = r.costs;
+      result.error = r.error;
+      result.message = r.message;
+      result.compile_seconds = r.compile_seconds;
+      Measurement m{c, result};
+      if (m.ok() && (!best_ || m.seconds() < best_->seconds())) best_ = m;
+      seen_.emplace(c, std::move(m));
+      ++trials_;
+      ++restored;
+      break;
+    }
+  }
+  return restored;
+}
+
 double TuningTask::best_gflops() const {
   return best_ ? dag_.flop_count() / best_->seconds() * 1e-9 : 0.0;
 }

@@ -55,6 +55,11 @@ class TuningTask {
   // their measurements; already measured ones are returned from memory.
   std::vector<Measurement> measure(const std::vector<Candidate>& candidates);
 
+  // Takes back earlier measurements of this task (matching workload key, known sketch and
+  // valid knobs) without measuring or recording them again: the unit of resume. Returns how
+  // many were restored; records of other tasks are ignored.
+  int restore(const std::vector<runtime::MeasureRecord>& records);
+
   bool measured(const Candidate& c) const { return seen_.count(c) != 0; }
   int trials() const { return trials_; }
   const std::optional<Measurement>& best() const { return best_; }

@@ -1,34 +1,108 @@
-// The `tessera` command-line tool: dispatches to its subcommands.
+// The `tessera` command-line tool: parses the command line and dispatches to its commands.
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "experiments/config.h"
+#include "experiments/inspect.h"
 #include "experiments/quickstart.h"
+#include "experiments/tune.h"
 
 namespace {
 
+struct Command {
+  const char* name;
+  const char* usage;
+  const char* help;
+};
+
+const Command kCommands[] = {
+    {"tune", "tessera tune CONFIG [--set key.path=value ...]",
+     "Run the tuning experiment CONFIG describes (see configs/README.md). Progress goes to stderr;\n"
+     "the run directory gets config.yaml, records.jsonl, curve.csv, curve.svg, summary.json and\n"
+     "run.log. Rerunning with the same run directory resumes from its records. --set overrides a\n"
+     "config value (it wins over the file, which wins over the defaults), e.g.\n"
+     "--set budget.trials=50 --set tasks.0.params.m=256."},
+    {"validate", "tessera validate CONFIG [--set key.path=value ...]",
+     "Check CONFIG without running it: prints the resolved config, or the first error with its\n"
+     "file, line, column and key. Writes nothing."},
+    {"best", "tessera best RUN_DIR",
+     "Show the best schedule found for each task of a run: time, sketch, knobs, steps and loop nest."},
+    {"replay", "tessera replay RUN_DIR",
+     "Recompile the best schedule of each task, check it against the reference again and re-measure\n"
+     "it; exits non-zero if any fails."},
+    {"quickstart", "tessera quickstart [--m N] [--n N] [--k N] [--threads N] [--print-ir]",
+     "JIT-compile the hand-scheduled matmul (default 1024^3), check it against the reference\n"
+     "evaluator and print its GFLOP/s."},
+};
+
 void print_help() {
-  std::printf(
-      "usage: tessera <command> [options]\n\n"
-      "commands:\n"
-      "  quickstart [--m N] [--n N] [--k N] [--threads N] [--print-ir]\n"
-      "      JIT-compile the hand-scheduled matmul (default 1024^3), check it against the\n"
-      "      reference evaluator and print its GFLOP/s.\n"
-      "  help\n"
-      "      this text.\n");
+  std::printf("usage: tessera <command> [options]   (tessera <command> --help for more)\n\ncommands:\n");
+  for (const Command& c : kCommands) std::printf("  %s\n", c.usage);
+}
+
+// CONFIG followed by --set key=value pairs.
+bool parse_config_args(const std::vector<std::string>& args, std::string* config,
+                       std::vector<std::string>* overrides, const char* command) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--set" && i + 1 < args.size()) {
+      overrides->push_back(args[++i]);
+    } else if (args[i].rfind("--set=", 0) == 0) {
+      overrides->push_back(args[i].substr(6));
+    } else if (config->empty() && args[i].rfind("--", 0) != 0) {
+      *config = args[i];
+    } else {
+      std::fprintf(stderr, "tessera %s: unexpected argument '%s'\n", command, args[i].c_str());
+      return false;
+    }
+  }
+  if (config->empty()) std::fprintf(stderr, "tessera %s: missing CONFIG\n", command);
+  return !config->empty();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace tessera::experiments;
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
     print_help();
     return args.empty() ? 2 : 0;
   }
-  std::string command = args[0];
+  const std::string command = args[0];
   args.erase(args.begin());
-  if (command == "quickstart") return tessera::experiments::run_quickstart(args);
-  std::fprintf(stderr, "tessera: unknown command '%s' (try 'tessera help')\n", command.c_str());
-  return 2;
+  const Command* known = nullptr;
+  for (const Command& c : kCommands) {
+    if (command == c.name) known = &c;
+  }
+  if (!known) {
+    std::fprintf(stderr, "tessera: unknown command '%s' (try 'tessera help')\n", command.c_str());
+    return 2;
+  }
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::printf("usage: %s\n\n%s\n", known->usage, known->help);
+    return 0;
+  }
+  if (command == "quickstart") return run_quickstart(args);
+  if (command == "best" || command == "replay") {
+    if (args.size() != 1) {
+      std::fprintf(stderr, "usage: %s\n", known->usage);
+      return 2;
+    }
+    return command == "best" ? run_best(args[0]) : run_replay(args[0]);
+  }
+  std::string path;
+  std::vector<std::string> overrides;
+  if (!parse_config_args(args, &path, &overrides, command.c_str())) return 2;
+  auto config = load_config(path, overrides);
+  if (!config) {
+    std::fprintf(stderr, "%s\n", config.error().message.c_str());
+    return 2;
+  }
+  if (command == "validate") {
+    std::printf("%s: ok\n%s\n", path.c_str(), resolved_config(*config).dump(2).c_str());
+    return 0;
+  }
+  return run_tune(*config);
 }

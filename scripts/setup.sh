@@ -12,6 +12,7 @@ PACKAGES=(
   llvm-19-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev   # LLVM ORC JIT backend
   libtbb-dev                                                   # parallel loops, parallel builder
   nlohmann-json3-dev                                           # steps, records, reports as JSON
+  libyaml-cpp-dev                                              # experiment configs
   libgtest-dev libgmock-dev                                    # tests
   libopenblas-dev libopenblas0-pthread                         # bench/ baseline (cblas_sgemm)
   libdnnl-dev                                                  # bench/ baseline (oneDNN conv2d)

@@ -1,0 +1,276 @@
+// Strict YAML config parsing with file:line:column errors (see config.h).
+#include "experiments/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "schedule/ops.h"
+
+namespace tessera::experiments {
+namespace {
+
+const std::vector<std::string> kAgents = {"random", "droplet"};
+
+std::string join(const std::vector<std::string>& v) {
+  if (v.empty()) return "no keys";
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// Reads one YAML tree, remembering where each error is.
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  Error error(const YAML::Node& at, const std::string& path, const std::string& what) const {
+    const YAML::Mark mark = at.Mark();
+    std::string where = mark.is_null() || mark.line < 0
+                            ? file_ + ": (from --set)"
+                            : file_ + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+    return make_error(where + ": " + path + ": " + what);
+  }
+
+  Result<void> only_keys(const YAML::Node& map, const std::string& path,
+                         const std::vector<std::string>& allowed) const {
+    if (!map.IsMap()) return error(map, path, "expected a mapping");
+    for (const auto& kv : map) {
+      std::string key = kv.first.Scalar();
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        return error(kv.first, path.empty() ? key : path + "." + key,
+                     "unknown key '" + key + "' (expected " + join(allowed) + ")");
+      }
+    }
+    return {};
+  }
+
+  Result<int64_t> integer(const YAML::Node& n, const std::string& path, int64_t min) const {
+    int64_t v;
+    if (!n.IsScalar() || !YAML::convert<int64_t>::decode(n, v)) {
+      return error(n, path, "expected an integer, got " + describe(n));
+    }
+    if (v < min) return error(n, path, "must be at least " + std::to_string(min) + ", got " + std::to_string(v));
+    return v;
+  }
+
+  Result<double> number(const YAML::Node& n, const std::string& path, double min) const {
+    double v;
+    if (!n.IsScalar() || !YAML::convert<double>::decode(n, v)) {
+      return error(n, path, "expected a number, got " + describe(n));
+    }
+    if (!(v >= min)) return error(n, path, "must be at least " + std::to_string(min) + ", got " + n.Scalar());
+    return v;
+  }
+
+  Result<bool> boolean(const YAML::Node& n, const std::string& path) const {
+    bool v;
+    if (!n.IsScalar() || !YAML::convert<bool>::decode(n, v)) {
+      return error(n, path, "expected true or false, got " + describe(n));
+    }
+    return v;
+  }
+
+  Result<std::string> text(const YAML::Node& n, const std::string& path) const {
+    if (!n.IsScalar() || n.Scalar().empty()) return error(n, path, "expected a string, got " + describe(n));
+    return n.Scalar();
+  }
+
+ private:
+  static std::string describe(const YAML::Node& n) {
+    if (n.IsMap()) return "a mapping";
+    if (n.IsSequence()) return "a list";
+    if (n.IsNull()) return "nothing";
+    return "'" + n.Scalar() + "'";
+  }
+  std::string file_;
+};
+
+#define TRY_ASSIGN(target, expr)          \
+  do {                                    \
+    auto result_ = (expr);                \
+    if (!result_) return result_.error(); \
+    target = *result_;                    \
+  } while (0)
+
+Result<void> apply_override(YAML::Node root, const std::string& text) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return make_error("--set " + text + ": expected key.path=value");
+  }
+  std::string path = text.substr(0, eq);
+  YAML::Node value;
+  try {
+    value = YAML::Load(text.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    return make_error("--set " + text + ": the value is not valid YAML: " + e.msg);
+  }
+  std::vector<std::string> keys;
+  for (size_t start = 0; start <= path.size();) {
+    size_t dot = path.find('.', start);
+    keys.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  std::vector<YAML::Node> chain{root};
+  for (size_t i = 0; i + 1 < keys.size(); ++i) {
+    YAML::Node parent = chain.back();
+    if (parent.IsSequence()) {
+      size_t index = std::strtoul(keys[i].c_str(), nullptr, 10);
+      if (index >= parent.size()) return make_error("--set " + text + ": no element " + keys[i] + " in that list");
+      chain.push_back(parent[index]);
+    } else {
+      chain.push_back(parent[keys[i]]);
+    }
+  }
+  chain.back()[keys.back()] = value;
+  return {};
+}
+
+}  // namespace
+
+Result<schedule::ComputeDAG> build_task(const TaskSpec& spec) { return schedule::make_op(spec.op, spec.params); }
+
+Result<TuneConfig> load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  try {
+    std::ifstream in(path);
+    if (!in) return make_error(path + ": cannot read the config file");
+    root = YAML::Load(in);
+  } catch (const YAML::ParserException& e) {
+    return make_error(path + ":" + std::to_string(e.mark.line + 1) + ":" +
+                      std::to_string(e.mark.column + 1) + ": not valid YAML: " + e.msg);
+  }
+  if (!root.IsMap()) return make_error(path + ": the config must be a mapping of keys");
+  for (const std::string& o : overrides) {
+    if (auto r = apply_override(root, o); !r) return r.error();
+  }
+  Reader r(path);
+  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "target", "tasks", "search", "budget", "measure"}); !ok) {
+    return ok.error();
+  }
+  TuneConfig c;
+  c.source = path;
+  if (!root["run_dir"]) return r.error(root, "run_dir", "missing (expected a directory for the run)");
+  TRY_ASSIGN(c.run_dir, r.text(root["run_dir"], "run_dir"));
+  if (root["seed"]) TRY_ASSIGN(c.seed, r.integer(root["seed"], "seed", 0));
+
+  if (const YAML::Node t = root["target"]) {
+    if (auto ok = r.only_keys(t, "target", {"kind", "threads"}); !ok) return ok.error();
+    if (t["kind"]) {
+      std::string kind;
+      TRY_ASSIGN(kind, r.text(t["kind"], "target.kind"));
+      if (kind != "cpu") return r.error(t["kind"], "target.kind", "unknown target '" + kind + "' (expected cpu)");
+    }
+    if (t["threads"]) TRY_ASSIGN(c.threads, r.integer(t["threads"], "target.threads", 1));
+  }
+
+  const YAML::Node tasks = root["tasks"];
+  if (!tasks) return r.error(root, "tasks", "missing (expected a list of tasks, each with op and params)");
+  if (!tasks.IsSequence() || tasks.size() == 0) return r.error(tasks, "tasks", "expected a non-empty list of tasks");
+  std::set<std::string> names;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const YAML::Node t = tasks[i];
+    const std::string at = "tasks." + std::to_string(i);
+    if (auto ok = r.only_keys(t, at, {"name", "op", "params"}); !ok) return ok.error();
+    TaskSpec spec;
+    if (!t["op"]) return r.error(t, at + ".op", "missing (expected an op name)");
+    TRY_ASSIGN(spec.op, r.text(t["op"], at + ".op"));
+    auto known = schedule::op_names();
+    if (std::find(known.begin(), known.end(), spec.op) == known.end()) {
+      return r.error(t["op"], at + ".op", "unknown op '" + spec.op + "' (expected " + join(known) + ")");
+    }
+    if (const YAML::Node p = t["params"]) {
+      if (!p.IsMap()) return r.error(p, at + ".params", "expected a mapping of integer parameters");
+      for (const auto& kv : p) {
+        int64_t v;
+        TRY_ASSIGN(v, r.integer(kv.second, at + ".params." + kv.first.Scalar(), 0));
+        spec.params[kv.first.Scalar()] = v;
+      }
+    }
+    auto dag = build_task(spec);
+    if (!dag) return r.error(t["params"] ? t["params"] : t, at + ".params", dag.error().message);
+    spec.name = dag->summary();
+    if (t["name"]) TRY_ASSIGN(spec.name, r.text(t["name"], at + ".name"));
+    if (!names.insert(spec.name).second) return r.error(t, at, "a second task named '" + spec.name + "'");
+    c.tasks.push_back(std::move(spec));
+  }
+
+  if (const YAML::Node s = root["search"]) {
+    if (auto ok = r.only_keys(s, "search", {"agent", "params"}); !ok) return ok.error();
+    if (s["agent"]) TRY_ASSIGN(c.search.agent, r.text(s["agent"], "search.agent"));
+    if (std::find(kAgents.begin(), kAgents.end(), c.search.agent) == kAgents.end()) {
+      return r.error(s["agent"], "search.agent", "unknown agent '" + c.search.agent + "' (expected " + join(kAgents) + ")");
+    }
+    std::vector<std::string> allowed = c.search.agent == "droplet"
+                                           ? std::vector<std::string>{"warmup_trials", "max_radius", "p_value"}
+                                           : std::vector<std::string>{};
+    if (const YAML::Node p = s["params"]) {
+      if (auto ok = r.only_keys(p, "search.params", allowed); !ok) return ok.error();
+      for (const auto& kv : p) {
+        const std::string key = kv.first.Scalar(), at = "search.params." + key;
+        double v;
+        if (key == "p_value") {
+          TRY_ASSIGN(v, r.number(kv.second, at, 0));
+          if (v > 1) return r.error(kv.second, at, "must be a probability in [0, 1]");
+        } else {
+          int64_t i;
+          TRY_ASSIGN(i, r.integer(kv.second, at, key == "max_radius" ? 1 : 0));
+          v = static_cast<double>(i);
+        }
+        c.search.params[key] = v;
+      }
+    }
+  }
+
+  if (const YAML::Node b = root["budget"]) {
+    if (auto ok = r.only_keys(b, "budget", {"trials", "seconds", "batch_size"}); !ok) return ok.error();
+    if (b["trials"]) TRY_ASSIGN(c.trials, r.integer(b["trials"], "budget.trials", 1));
+    if (b["seconds"]) TRY_ASSIGN(c.seconds, r.number(b["seconds"], "budget.seconds", 0));
+    if (b["batch_size"]) TRY_ASSIGN(c.batch_size, r.integer(b["batch_size"], "budget.batch_size", 1));
+  }
+
+  if (const YAML::Node m = root["measure"]) {
+    if (auto ok = r.only_keys(m, "measure", {"warmup", "number", "repeat", "min_repeat_ms", "flush_cache",
+                                             "compile_timeout_s", "run_timeout_s"});
+        !ok) {
+      return ok.error();
+    }
+    auto& o = c.measure;
+    if (m["warmup"]) TRY_ASSIGN(o.warmup, r.integer(m["warmup"], "measure.warmup", 0));
+    if (m["number"]) TRY_ASSIGN(o.number, r.integer(m["number"], "measure.number", 1));
+    if (m["repeat"]) TRY_ASSIGN(o.repeat, r.integer(m["repeat"], "measure.repeat", 1));
+    if (m["min_repeat_ms"]) TRY_ASSIGN(o.min_repeat_ms, r.number(m["min_repeat_ms"], "measure.min_repeat_ms", 0));
+    if (m["flush_cache"]) TRY_ASSIGN(o.flush_cache, r.boolean(m["flush_cache"], "measure.flush_cache"));
+    if (m["compile_timeout_s"]) TRY_ASSIGN(o.compile_timeout_s, r.number(m["compile_timeout_s"], "measure.compile_timeout_s", 0.1));
+    if (m["run_timeout_s"]) TRY_ASSIGN(o.run_timeout_s, r.number(m["run_timeout_s"], "measure.run_timeout_s", 0.1));
+  }
+  c.measure.threads = c.threads;
+  return c;
+}
+
+nlohmann::json resolved_config(const TuneConfig& c) {
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& [key, value] : c.search.params) {
+    if (key == "p_value") params[key] = value;
+    else params[key] = static_cast<int64_t>(value);  // integer parameters stay integers
+  }
+  nlohmann::json tasks = nlohmann::json::array();
+  for (const TaskSpec& t : c.tasks) tasks.push_back({{"name", t.name}, {"op", t.op}, {"params", t.params}});
+  const auto& o = c.measure;
+  return {{"run_dir", c.run_dir},
+          {"seed", c.seed},
+          {"target", {{"kind", "cpu"}, {"threads", c.threads}}},
+          {"tasks", tasks},
+          {"search", {{"agent", c.search.agent}, {"params", params}}},
+          {"budget", {{"trials", c.trials}, {"seconds", c.seconds}, {"batch_size", c.batch_size}}},
+          {"measure",
+           {{"warmup", o.warmup}, {"number", o.number}, {"repeat", o.repeat},
+            {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
+            {"compile_timeout_s", o.compile_timeout_s}, {"run_timeout_s", o.run_timeout_s}}}};
+}
+
+}  // namespace tessera::experiments

@@ -1,0 +1,56 @@
+// Tuning experiment configs: YAML files parsed into typed structs, strictly.
+//
+// Unknown keys, wrong types, missing fields and impossible values (an unknown op or agent, a
+// shape the op refuses, a non-positive budget) are errors of the form
+//   configs/x.yaml:12:5: search.agent: unknown agent 'ppo2' (expected random, droplet)
+// naming file, line, column and key path. `--set key.path=value` overrides apply on top of the
+// file before validation (precedence: --set, then the file, then the defaults documented in
+// configs/README.md); an error in an override names the override.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "runtime/measure.h"
+#include "schedule/compute_dag.h"
+
+namespace tessera::experiments {
+
+struct TaskSpec {
+  std::string name;  // defaults to the op name and shape
+  std::string op;
+  std::map<std::string, int64_t> params;
+};
+
+struct SearchSpec {
+  std::string agent = "droplet";           // random | droplet
+  std::map<std::string, double> params;    // agent parameters, validated by the agent registry
+};
+
+struct TuneConfig {
+  std::string source;                      // the config file
+  std::string run_dir;
+  uint64_t seed = 1;
+  int threads = 1;
+  std::vector<TaskSpec> tasks;
+  SearchSpec search;
+  int64_t trials = 200;                    // per task
+  double seconds = 0;                      // per task wall time; 0: no limit
+  int batch_size = 16;
+  runtime::MeasureOptions measure;
+};
+
+Result<TuneConfig> load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The config with every default filled in, as JSON (which is also valid YAML: the run
+// directory keeps it as config.yaml, and load_config reads it back).
+nlohmann::json resolved_config(const TuneConfig& config);
+
+// The DAG of a task spec.
+Result<schedule::ComputeDAG> build_task(const TaskSpec& spec);
+
+}  // namespace tessera::experiments

@@ -1,0 +1,71 @@
+// The bad-config corpus (tests/reject/configs/): each file states on its first line the
+// message it must be refused with ("# expect: <file>:<line>:<column>: <key path>: <what>"),
+// and load_config must refuse it with exactly that, before anything is written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "experiments/config.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> corpus() {
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(fs::path(TESSERA_SOURCE_DIR) / "tests/reject/configs")) {
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+class BadConfig : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BadConfig, IsRefusedWithFileLineAndKey) {
+  const std::string path = GetParam();
+  std::ifstream in(path);
+  std::string first;
+  std::getline(in, first);
+  const std::string prefix = "# expect: ";
+  ASSERT_EQ(first.rfind(prefix, 0), 0u) << path << " has no '# expect:' line";
+  const std::string expected = first.substr(prefix.size());
+  auto config = tessera::experiments::load_config(path);
+  ASSERT_FALSE(config.ok()) << path << " was accepted";
+  EXPECT_NE(config.error().message.find(expected), std::string::npos)
+      << "got:      " << config.error().message << "\nexpected: " << expected;
+  EXPECT_FALSE(fs::exists("/tmp/x")) << "a refused config created its run directory";
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, BadConfig, ::testing::ValuesIn(corpus()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = fs::path(info.param).stem().string();
+                           return name;
+                         });
+
+TEST(BadConfig, CorpusHasAtLeastTwentyFiles) { EXPECT_GE(corpus().size(), 20u); }
+
+TEST(ConfigOverrides, SetWinsOverTheFileAndIsValidated) {
+  const std::string path = std::string(TESSERA_SOURCE_DIR) + "/configs/quickstart.yaml";
+  auto config = tessera::experiments::load_config(path, {"budget.trials=7", "tasks.0.params.m=64"});
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->trials, 7);
+  EXPECT_EQ(config->tasks[0].params.at("m"), 64);
+  auto bad = tessera::experiments::load_config(path, {"budget.trials=none"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("budget.trials: expected an integer, got 'none'"), std::string::npos)
+      << bad.error().message;
+  auto malformed = tessera::experiments::load_config(path, {"budget.trials"});
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_NE(malformed.error().message.find("--set budget.trials: expected key.path=value"), std::string::npos);
+}
+
+TEST(ConfigOverrides, ShippedConfigsAreValid) {
+  for (const char* name : {"quickstart.yaml", "op_suite.yaml"}) {
+    auto config = tessera::experiments::load_config(std::string(TESSERA_SOURCE_DIR) + "/configs/" + name);
+    EXPECT_TRUE(config.ok()) << name << ": " << config.error().message;
+  }
+}
+
+}  // namespace
