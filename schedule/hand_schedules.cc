@@ -5,11 +5,23 @@
 
 namespace tessera::schedule {
 
-std::vector<Step> matmul_hand_schedule(int64_t m, int64_t n, int64_t k, const MatmulTiling& t) {
-  int64_t mr = std::min(t.mr, m);
-  int64_t lanes = std::min(t.lanes, n);
-  int64_t nr = std::max<int64_t>(1, std::min(t.nr, n / lanes));
-  int64_t kc = std::min(t.kc, k);
+namespace {
+
+// The tiling with every tile clamped to the matrix it tiles.
+MatmulTiling clamped(int64_t m, int64_t n, int64_t k, const MatmulTiling& t) {
+  MatmulTiling c;
+  c.mr = std::min(t.mr, m);
+  c.lanes = std::min(t.lanes, n);
+  c.nr = std::max<int64_t>(1, std::min(t.nr, n / c.lanes));
+  c.kc = std::min(t.kc, k);
+  return c;
+}
+
+}  // namespace
+
+std::vector<Step> matmul_hand_schedule(int64_t m, int64_t n, int64_t k, const MatmulTiling& tiling) {
+  const MatmulTiling t = clamped(m, n, k, tiling);
+  const int64_t mr = t.mr, lanes = t.lanes, nr = t.nr, kc = t.kc;
   return {
       SplitStep{"C", "i", {mr}},
       SplitStep{"C", "j", {nr, lanes}},
@@ -23,10 +35,9 @@ std::vector<Step> matmul_hand_schedule(int64_t m, int64_t n, int64_t k, const Ma
 }
 
 std::vector<Step> matmul_cache_write_schedule(int64_t m, int64_t n, int64_t k,
-                                              const MatmulTiling& t) {
-  int64_t mr = std::min(t.mr, m);
-  int64_t lanes = std::min(t.lanes, n);
-  int64_t nr = std::max<int64_t>(1, std::min(t.nr, n / lanes));
+                                              const MatmulTiling& tiling) {
+  const MatmulTiling t = clamped(m, n, k, tiling);
+  const int64_t mr = t.mr, lanes = t.lanes, nr = t.nr;
   return {
       CacheWriteStep{"C", "local"},
       CacheReadStep{"B", "C.local", "local"},

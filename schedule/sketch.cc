@@ -250,7 +250,7 @@ std::string fusable_consumer(const State& state, const TensorNode& t, const std:
 std::vector<Sketch> generate_sketches(const ComputeDAG& dag) {
   State state(dag);
   const size_t n = state.stages().size();
-  std::vector<bool> inlined(n, false), handled(n, false);
+  std::vector<bool> inlined(n, false);
   std::vector<Step> prelude;
   for (size_t i = 0; i < n; ++i) {
     const TensorNode& t = *state.stage(static_cast<int>(i)).op;
@@ -263,12 +263,12 @@ std::vector<Sketch> generate_sketches(const ComputeDAG& dag) {
   std::vector<std::vector<StageRule>> choices;
   for (size_t i = n; i-- > 0;) {
     const TensorNode& t = *state.stage(static_cast<int>(i)).op;
-    if (t.is_placeholder || inlined[i] || handled[i]) continue;
+    if (t.is_placeholder || inlined[i]) continue;
     std::vector<StageRule> options;
     if (has_data_reuse(t)) {
       std::string consumer = fusable_consumer(state, t, inlined);
       int c = consumer.empty() ? -1 : state.stage_index(consumer);
-      if (c >= 0 && !handled[static_cast<size_t>(c)] && state.attached_to(consumer).empty()) {
+      if (c >= 0) {
         options.push_back(tile_rule(t, consumer, false));
       } else {
         options.push_back(tile_rule(t, "", true));
@@ -283,8 +283,8 @@ std::vector<Sketch> generate_sketches(const ComputeDAG& dag) {
     }
     choices.push_back(std::move(options));
   }
-  // A fused consumer is scheduled by its producer's tile rule: drop its own simple rule from
-  // the sketches that fuse it (they are built below by skipping rules on fused stages).
+  // A fused consumer is scheduled by its producer's tile rule: the sketches that fuse it skip
+  // its own rule.
   std::vector<Sketch> sketches;
   std::vector<size_t> pick(choices.size(), 0);
   while (true) {
