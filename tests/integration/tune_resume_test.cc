@@ -32,7 +32,7 @@ std::string write_config(const fs::path& dir, const std::string& run_dir) {
                       << "seed: 5\n"
                       << "tasks: [{op: matmul, params: {m: 24, n: 32, k: 16}}]\n"
                       << "search: {agent: random}\n"
-                      << "budget: {trials: 64, batch_size: 8}\n"
+                      << "budget: {trials: 128, batch_size: 8}\n"
                       << "measure: {repeat: 2, min_repeat_ms: 1}\n";
   return path.string();
 }
@@ -74,8 +74,8 @@ TEST(TuneResume, KilledAtRandomMomentsLosesAndRepeatsNothing) {
   // Uninterrupted.
   ASSERT_EQ(wait_for(start({kTessera, "tune", write_config(root / "a", straight)})), 0);
   auto expected = measured(straight);
-  ASSERT_EQ(expected.size(), 64u);
-  EXPECT_EQ(std::set<std::string>(expected.begin(), expected.end()).size(), 64u);
+  ASSERT_EQ(expected.size(), 128u);
+  EXPECT_EQ(std::set<std::string>(expected.begin(), expected.end()).size(), 128u);
   for (const char* file : {"config.yaml", "records.jsonl", "curve.csv", "curve.svg", "summary.json", "run.log"}) {
     EXPECT_TRUE(fs::exists(fs::path(straight) / file)) << file;
   }
@@ -86,12 +86,12 @@ TEST(TuneResume, KilledAtRandomMomentsLosesAndRepeatsNothing) {
   int kills = 0;
   for (int attempt = 0; attempt < 5; ++attempt) {
     pid_t pid = start({kTessera, "tune", config});
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(150, 450)(rng)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(100, 300)(rng)));
     ::kill(pid, SIGKILL);
     if (wait_for(pid) == -SIGKILL) ++kills;  // it was still running when killed
   }
   EXPECT_EQ(kills, 5) << "a run finished before its kill; the test did not test resume";
-  EXPECT_LT(measured(killed).size(), 64u) << "the killed runs finished the budget";
+  EXPECT_LT(measured(killed).size(), 128u) << "the killed runs finished the budget";
   ASSERT_EQ(wait_for(start({kTessera, "tune", config})), 0);
   auto got = measured(killed);
   EXPECT_EQ(got, expected) << "resumed runs measured a different set of candidates";
