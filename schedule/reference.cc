@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <unordered_map>
 
 namespace tessera::schedule {
 namespace {
@@ -94,26 +95,53 @@ class Evaluator {
     for (const Tensor& t : dag.stages()) shapes_[t->name] = t->shape;
   }
 
+  // Stage `t` is evaluated point by point when read (memoized) instead of in full.
+  void make_lazy(const TensorNode* t) { lazy_[t->name] = t; }
+
+  // The value of `t` at the point its axis variables are bound to.
+  double value_at_bound_point(const TensorNode& t) {
+    if (t.reduce == ReduceKind::kNone) return eval(t.body);
+    double acc = eval(t.init);
+    for_each_reduce_point(t, [&] {
+      double v = eval(t.body);
+      acc = t.reduce == ReduceKind::kSum ? acc + v : std::fmax(acc, v);
+    });
+    return acc;
+  }
+
  private:
   double load(const Expr& e) {
     const auto& shape = shapes_.at(e->name);
-    auto it = data_.find(e->name);
-    if (it == data_.end()) throw OutOfBounds{"read of '" + e->name + "' before it is computed"};
+    std::vector<int64_t> index(e->operands.size());
     int64_t flat = 0;
     for (size_t d = 0; d < e->operands.size(); ++d) {
-      auto idx = static_cast<int64_t>(eval(e->operands[d]));
-      if (idx < 0 || idx >= shape[d]) {
+      index[d] = static_cast<int64_t>(eval(e->operands[d]));
+      if (index[d] < 0 || index[d] >= shape[d]) {
         throw OutOfBounds{"read of " + e->name + " at dimension " + std::to_string(d) + " index " +
-                          std::to_string(idx) + " outside [0, " + std::to_string(shape[d]) + ")"};
+                          std::to_string(index[d]) + " outside [0, " + std::to_string(shape[d]) + ")"};
       }
-      flat = flat * shape[d] + idx;
+      flat = flat * shape[d] + index[d];
     }
-    return it->second[static_cast<size_t>(flat)];
+    if (auto it = data_.find(e->name); it != data_.end()) return it->second[static_cast<size_t>(flat)];
+    auto lazy = lazy_.find(e->name);
+    if (lazy == lazy_.end()) throw OutOfBounds{"read of '" + e->name + "' before it is computed"};
+    auto& memo = memo_[e->name];
+    if (auto hit = memo.find(flat); hit != memo.end()) return hit->second;
+    const TensorNode& t = *lazy->second;
+    for (size_t d = 0; d < index.size(); ++d) bind(t.axes[d].var.get(), index[d]);
+    double value = value_at_bound_point(t);
+    memo.emplace(flat, value);
+    return value;
   }
+
+  template <typename F>
+  void for_each_reduce_point(const TensorNode& t, const F& fn);
 
   std::map<std::string, std::vector<double>>& data_;
   std::map<std::string, std::vector<int64_t>> shapes_;
   std::vector<std::pair<const ExprNode*, int64_t>> env_;
+  std::map<std::string, const TensorNode*> lazy_;
+  std::map<std::string, std::unordered_map<int64_t, double>> memo_;
 };
 
 // Calls fn for every point of the box `extents`, binding `axes`.
@@ -132,6 +160,11 @@ void for_each_point(Evaluator& ev, const std::vector<Axis>& axes, const F& fn) {
     }
     if (axes.empty()) return;
   }
+}
+
+template <typename F>
+void Evaluator::for_each_reduce_point(const TensorNode& t, const F& fn) {
+  for_each_point(*this, t.reduce_axes, fn);
 }
 
 }  // namespace
@@ -169,15 +202,6 @@ Result<TensorValues> evaluate(const ComputeDAG& dag, const TensorValues& inputs,
   Evaluator ev(data);
   ev.set_shapes(dag);
   TensorValues result;
-  auto value_at_bound_point = [&](const TensorNode& t) {
-    if (t.reduce == ReduceKind::kNone) return ev.eval(t.body);
-    double acc = ev.eval(t.init);
-    for_each_point(ev, t.reduce_axes, [&] {
-      double v = ev.eval(t.body);
-      acc = t.reduce == ReduceKind::kSum ? acc + v : std::fmax(acc, v);
-    });
-    return acc;
-  };
   try {
     for (const Tensor& t : dag.stages()) {
       if (t->is_placeholder) continue;
@@ -191,13 +215,18 @@ Result<TensorValues> evaluate(const ComputeDAG& dag, const TensorValues& inputs,
             ev.bind(t->axes[d].var.get(), rest % t->shape[d]);
             rest /= t->shape[d];
           }
-          sampled_values->push_back(static_cast<float>(value_at_bound_point(*t)));
+          sampled_values->push_back(static_cast<float>(ev.value_at_bound_point(*t)));
         }
+        continue;
+      }
+      if (!sampled.empty()) {
+        // Only the points the samples need: evaluate on demand.
+        ev.make_lazy(t.node().get());
         continue;
       }
       std::vector<double> out;
       out.reserve(static_cast<size_t>(t.num_elements()));
-      for_each_point(ev, t->axes, [&] { out.push_back(value_at_bound_point(*t)); });
+      for_each_point(ev, t->axes, [&] { out.push_back(ev.value_at_bound_point(*t)); });
       result[t->name].assign(out.begin(), out.end());
       data[t->name] = std::move(out);
     }

@@ -25,8 +25,9 @@ TensorValues random_inputs(const ComputeDAG& dag, uint64_t seed);
 // out-of-bounds reads are Errors.
 Result<TensorValues> evaluate_reference(const ComputeDAG& dag, const TensorValues& inputs);
 
-// The output stage `output` at the given flat indices only (every other stage in full): a
-// cheap check of a large kernel on a sample of its outputs.
+// The output stage `output` at the given flat indices only; intermediate stages are evaluated
+// on demand at the points those need (memoized): a cheap check of a large kernel on a sample
+// of its outputs.
 Result<std::vector<float>> evaluate_reference_at(const ComputeDAG& dag, const TensorValues& inputs,
                                                  const std::string& output,
                                                  const std::vector<int64_t>& points);
