@@ -25,12 +25,13 @@ std::string join(const std::vector<std::string>& v) {
 // Reads one YAML tree, remembering where each error is.
 class Reader {
  public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
+  Reader(std::string file, std::vector<std::string> overrides)
+      : file_(std::move(file)), overrides_(std::move(overrides)) {}
 
   Error error(const YAML::Node& at, const std::string& path, const std::string& what) const {
     const YAML::Mark mark = at.Mark();
     std::string where = mark.is_null() || mark.line < 0
-                            ? file_ + ": (from --set)"
+                            ? file_ + " with --set " + join(overrides_)
                             : file_ + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
     return make_error(where + ": " + path + ": " + what);
   }
@@ -87,6 +88,7 @@ class Reader {
     return "'" + n.Scalar() + "'";
   }
   std::string file_;
+  std::vector<std::string> overrides_;
 };
 
 #define TRY_ASSIGN(target, expr)          \
@@ -148,7 +150,7 @@ Result<TuneConfig> load_config(const std::string& path, const std::vector<std::s
   for (const std::string& o : overrides) {
     if (auto r = apply_override(root, o); !r) return r.error();
   }
-  Reader r(path);
+  Reader r(path, overrides);
   if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "target", "tasks", "search", "budget", "measure"}); !ok) {
     return ok.error();
   }
