@@ -9,6 +9,7 @@ const std::vector<Case>& all_cases() {
       {"sgemm_1024_2t", [] { return run_sgemm(1024, 2); }},
       {"sgemm_1024_cachewrite_1t", [] { return run_sgemm(1024, 1, true); }},
       {"measure_sgemm_512", [] { return run_measure_sgemm(512, 64); }},
+      {"features_throughput", [] { return run_features_throughput(4000); }},
       {"droplet_sgemm_1024_1t", [] { return run_droplet_sgemm(1024, 300, 400); }},
       {"measure_repeatability", [] { return run_measure_repeatability(512, 10); }},
       {"conv2d_c64_56_k64_1t", [] {

@@ -36,6 +36,9 @@ nlohmann::json run_measure_repeatability(int64_t n, int runs);
 // n, single-threaded; the best found against OpenBLAS.
 nlohmann::json run_droplet_sgemm(int64_t n, int random_trials, int droplet_trials);
 
+// Candidates scheduled, lowered and featurized per second (one core).
+nlohmann::json run_features_throughput(int candidates);
+
 // Hand-scheduled conv2d + bias + relu (NCHW) against oneDNN's, with `threads` threads each.
 nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads);
 

@@ -1,0 +1,69 @@
+// Program features: fixed length and names, deterministic, and they see what schedules change
+// (vector lanes, local buffers, tiling) and what they keep (the arithmetic of the op).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "schedule/features.h"
+#include "schedule/hand_schedules.h"
+#include "schedule/lower.h"
+#include "schedule/ops.h"
+
+namespace {
+
+using namespace tessera::schedule;
+
+std::vector<float> features_of(const ComputeDAG& dag, const std::vector<Step>& steps) {
+  State state(dag);
+  EXPECT_TRUE(state.apply_all(steps).ok());
+  auto func = lower(state, "k");
+  EXPECT_TRUE(func.ok());
+  return extract_features(*func);
+}
+
+float feature(const std::vector<float>& f, const std::string& name) {
+  const auto& names = feature_names();
+  auto it = std::find(names.begin(), names.end(), name);
+  EXPECT_NE(it, names.end()) << name;
+  return f[static_cast<size_t>(it - names.begin())];
+}
+
+TEST(Features, FixedLengthAndDeterministic) {
+  auto dag = matmul(64, 48, 32);
+  auto a = features_of(*dag, {});
+  EXPECT_EQ(a.size(), feature_names().size());
+  EXPECT_EQ(a, features_of(*dag, {}));
+  auto conv = conv2d_bias_relu(Conv2dParams{1, 4, 8, 8, 8, 3, 3});
+  EXPECT_EQ(features_of(*conv, {}).size(), a.size());
+}
+
+TEST(Features, CountTheArithmeticOfTheOp) {
+  auto dag = matmul(64, 48, 32);
+  auto f = features_of(*dag, {});
+  EXPECT_NEAR(feature(f, "sum_float_mul"), std::log1p(64.0 * 48 * 32), 1e-3);
+  EXPECT_NEAR(feature(f, "sum_float_add"), std::log1p(64.0 * 48 * 32), 1e-3);
+  // Tiling that divides the shape changes the loops, not the work; a ragged tiling pays for
+  // the guarded iterations it runs past the edge.
+  auto even = matmul(64, 64, 32);
+  EXPECT_NEAR(feature(features_of(*even, matmul_hand_schedule(64, 64, 32)), "sum_float_mul"),
+              std::log1p(64.0 * 64 * 32), 1e-3);
+  auto ragged = features_of(*dag, matmul_hand_schedule(64, 48, 32));  // 48 = 1.5 tiles of 32
+  EXPECT_NEAR(feature(ragged, "sum_float_mul"), std::log1p(64.0 * 64 * 32), 1e-3);
+}
+
+TEST(Features, SeeVectorizationLocalBuffersAndTiling) {
+  auto dag = matmul(64, 64, 64);
+  auto plain = features_of(*dag, {});
+  auto hand = features_of(*dag, matmul_hand_schedule(64, 64, 64));
+  auto cached = features_of(*dag, matmul_cache_write_schedule(64, 64, 64));
+  EXPECT_EQ(feature(plain, "max_vector_lanes"), 0.0f);
+  EXPECT_NEAR(feature(hand, "max_vector_lanes"), std::log1p(16.0), 1e-5);
+  EXPECT_EQ(feature(hand, "max_local_bytes"), 0.0f);
+  EXPECT_GT(feature(cached, "max_local_bytes"), 0.0f);
+  EXPECT_GT(feature(hand, "sum_contiguous"), feature(plain, "sum_contiguous"));
+  MatmulTiling other;
+  other.mr = 4;
+  EXPECT_NE(features_of(*dag, matmul_hand_schedule(64, 64, 64, other)), hand);
+}
+
+}  // namespace
