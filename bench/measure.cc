@@ -1,7 +1,6 @@
 // Shared benchmark machinery (see measure.h).
 #include "bench/measure.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "runtime/check.h"

@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
 
 #include "runtime/check.h"
 #include "runtime/kernel.h"
@@ -81,7 +80,14 @@ int run_quickstart(const std::vector<std::string>& args) {
   if (print_ir) std::printf("optimized LLVM IR:\n%s", kernel->llvm_ir().c_str());
   std::printf("compiled in %.1f ms\n", kernel->compile_ms());
 
-  auto check = runtime::check_kernel(*dag, *kernel);
+  // The checked run's buffers (seeded inputs) are the ones timed afterwards.
+  auto task = runtime::make_measure_task(*dag);
+  if (!task) {
+    std::fprintf(stderr, "tessera quickstart: check: %s\n", task.error().message.c_str());
+    return 1;
+  }
+  auto guarded = runtime::task_buffers(*task);
+  auto check = runtime::run_and_check(*kernel, *task, guarded);
   if (!check) {
     std::fprintf(stderr, "tessera quickstart: check: %s\n", check.error().message.c_str());
     return 1;
@@ -93,17 +99,8 @@ int run_quickstart(const std::vector<std::string>& args) {
   if (!check->guard_violation.empty()) std::printf("  %s\n", check->guard_violation.c_str());
   if (!check->ok()) return 1;
 
-  std::vector<std::unique_ptr<runtime::AlignedBuffer>> storage;
   std::vector<float*> buffers;
-  schedule::TensorValues inputs = schedule::random_inputs(*dag, 1);
-  for (const schedule::Tensor& t : dag->arguments()) {
-    storage.push_back(std::make_unique<runtime::AlignedBuffer>(t.num_elements()));
-    auto it = inputs.find(t->name);
-    for (int64_t i = 0; i < t.num_elements(); ++i) {
-      storage.back()->data()[i] = it == inputs.end() ? 0.0f : it->second[i];
-    }
-    buffers.push_back(storage.back()->data());
-  }
+  for (auto& b : guarded) buffers.push_back(b->data());
   runtime::Timing timing = runtime::time_kernel(*kernel, buffers);
   double seconds = timing.median();
   std::printf("time: median %.3f ms over %zu repeats of %d calls -> %.1f GFLOP/s (%lld thread%s)\n",
