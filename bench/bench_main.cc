@@ -24,10 +24,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tessera_bench: unknown case '%s' (known:%s)\n", name.c_str(), known.c_str());
       return 2;
     }
-    nlohmann::json line = found->run();
-    line["case"] = name;
-    if (line.contains("error")) ++failures;
-    std::printf("%s\n", line.dump().c_str());
+    nlohmann::json result = found->run();
+    // A case returns one line, or a list of lines (one per task and strategy).
+    for (nlohmann::json& line : result.is_array() ? result : nlohmann::json::array({result})) {
+      line["case"] = name;
+      if (line.contains("error")) ++failures;
+      std::printf("%s\n", line.dump().c_str());
+    }
     std::fflush(stdout);
   }
   return failures ? 1 : 0;

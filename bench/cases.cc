@@ -1,7 +1,23 @@
 // The list of benchmark cases (names are the CLI arguments of bench/run.sh).
 #include "bench/cases.h"
 
+#include <cstdlib>
+
 namespace tessera::bench {
+namespace {
+
+schedule::Conv2dParams resnet_conv2_3x3() {
+  schedule::Conv2dParams p{1, 64, 56, 56, 64, 3, 3};
+  p.pad_h = p.pad_w = 1;
+  return p;
+}
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : fallback;
+}
+
+}  // namespace
 
 const std::vector<Case>& all_cases() {
   static const std::vector<Case> cases = {
@@ -12,10 +28,14 @@ const std::vector<Case>& all_cases() {
       {"features_throughput", [] { return run_features_throughput(4000); }},
       {"droplet_sgemm_1024_1t", [] { return run_droplet_sgemm(1024, 300, 400); }},
       {"measure_repeatability", [] { return run_measure_repeatability(512, 10); }},
-      {"conv2d_c64_56_k64_1t", [] {
-         schedule::Conv2dParams p{1, 64, 56, 56, 64, 3, 3};
-         p.pad_h = p.pad_w = 1;
-         return run_conv2d_bias_relu(p, 1);
+      {"conv2d_c64_56_k64_1t", [] { return run_conv2d_bias_relu(resnet_conv2_3x3(), 1); }},
+      // 1,000 trials of evolutionary search on the learned proxy (TESSERA_TRIALS to change).
+      {"evo_sgemm_1024_1t", [] { return run_search_sgemm("evolutionary", 1024, env_int("TESSERA_TRIALS", 1000)); }},
+      {"evo_conv2d_c64_56_k64_1t",
+       [] { return run_search_conv2d("evolutionary", resnet_conv2_3x3(), env_int("TESSERA_TRIALS", 1000)); }},
+      // Strategies side by side on the op suite (TESSERA_SUITE_TRIALS, TESSERA_SUITE_TASKS).
+      {"search_suite", [] {
+         return run_search_suite({"evolutionary", "random", "droplet"}, env_int("TESSERA_SUITE_TRIALS", 200));
        }},
   };
   return cases;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/measure.h"
 #include "schedule/ops.h"
 
 namespace tessera::bench {
@@ -41,5 +42,19 @@ nlohmann::json run_features_throughput(int candidates);
 
 // Hand-scheduled conv2d + bias + relu (NCHW) against oneDNN's, with `threads` threads each.
 nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads);
+// A compiled conv2d_bias_relu kernel of `p` against oneDNN (outputs compared, timed alternately).
+nlohmann::json compare_with_onednn(const schedule::Conv2dParams& p, const schedule::ComputeDAG& dag,
+                                   const CompiledSchedule& compiled, int threads);
+
+// `trials` of the named agent (evolutionary uses a fresh learned proxy) on SGEMM n or on
+// conv2d_bias_relu p, single-threaded; the best found against OpenBLAS / oneDNN, with the
+// trials, search wall time and the time-to-quality curve.
+nlohmann::json run_search_sgemm(const std::string& agent, int64_t n, int trials);
+nlohmann::json run_search_conv2d(const std::string& agent, const schedule::Conv2dParams& p, int trials);
+
+// Every task of configs/op_suite.yaml tuned by each strategy with the same trial budget and
+// seed: one line per task and strategy (best GFLOP/s at checkpoints, the curve, and wall time
+// to reach 95% of the best any strategy found on that task).
+nlohmann::json run_search_suite(const std::vector<std::string>& agents, int trials);
 
 }  // namespace tessera::bench

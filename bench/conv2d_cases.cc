@@ -29,19 +29,29 @@ std::string describe_layout(const dnnl::memory::desc& md) {
   return text;
 }
 
+int64_t output_width(const schedule::Conv2dParams& p) {
+  return (p.width + 2 * p.pad_w - p.dilation_w * (p.kernel_w - 1) - 1) / p.stride_w + 1;
+}
+
 }  // namespace
 
 nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads) {
   auto dag = schedule::conv2d_bias_relu(p);
   if (!dag) return error_json(dag.error().message);
   runtime::set_num_threads(threads);
+  auto compiled = compile_and_check(*dag, schedule::conv2d_bias_relu_schedule(p.out_channels, output_width(p)));
+  if (!compiled) return error_json(compiled.error().message);
+  return compare_with_onednn(p, *dag, *compiled, threads);
+}
+
+nlohmann::json compare_with_onednn(const schedule::Conv2dParams& p, const schedule::ComputeDAG& dag,
+                                   const CompiledSchedule& compiled, int threads) {
+  runtime::set_num_threads(threads);
   omp_set_num_threads(threads);
   const int64_t oh = (p.height + 2 * p.pad_h - p.dilation_h * (p.kernel_h - 1) - 1) / p.stride_h + 1;
-  const int64_t ow = (p.width + 2 * p.pad_w - p.dilation_w * (p.kernel_w - 1) - 1) / p.stride_w + 1;
-  auto compiled = compile_and_check(*dag, schedule::conv2d_bias_relu_schedule(p.out_channels, ow));
-  if (!compiled) return error_json(compiled.error().message);
+  const int64_t ow = output_width(p);
 
-  schedule::TensorValues inputs = schedule::random_inputs(*dag, 11);
+  schedule::TensorValues inputs = schedule::random_inputs(dag, 11);
   std::vector<float>& x = inputs["X"];
   std::vector<float>& w = inputs["W"];
   std::vector<float>& bias = inputs["bias"];
@@ -51,7 +61,7 @@ nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads
   std::copy(w.begin(), w.end(), wb.data());
   std::copy(bias.begin(), bias.end(), bb.data());
   std::vector<void*> args{xb.data(), wb.data(), bb.data(), yb.data()};
-  auto ours = [&] { compiled->kernel->run_unchecked(args.data()); };
+  auto ours = [&] { compiled.kernel->run_unchecked(args.data()); };
 
   using dnnl::memory;
   using tag = memory::format_tag;
@@ -96,17 +106,17 @@ nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads
   for (size_t i = 0; i < dnnl_out.size(); ++i) {
     worst = std::max(worst, std::fabs(yb.data()[i] - dnnl_out[i]) / (1.0 + std::fabs(dnnl_out[i])));
   }
-  if (!(worst <= schedule::tolerance_for(*dag))) {
+  if (!(worst <= schedule::tolerance_for(dag))) {
     return error_json("Tessera and oneDNN disagree: max difference " + std::to_string(worst));
   }
   // Useful multiply-adds only: 2*N*K*(C/groups)*R*S*OH*OW; the pad copy and epilogue are free.
   double flops = 2.0 * p.batch * p.out_channels * (p.in_channels / p.groups) * p.kernel_h *
                  p.kernel_w * oh * ow;
-  nlohmann::json line = result_json(flops, time_alternately(ours, baseline), "onednn", *compiled);
+  nlohmann::json line = result_json(flops, time_alternately(ours, baseline), "onednn", compiled);
   line["baseline_src_format"] = describe_layout(pd.src_desc());
   line["baseline_weights_format"] = describe_layout(pd.weights_desc());
   line["threads"] = threads;
-  line["shape"] = dag->summary();
+  line["shape"] = dag.summary();
   return line;
 }
 

@@ -14,9 +14,11 @@ Result<std::unique_ptr<TuningTask>> TuningTask::create(schedule::ComputeDAG dag,
   auto task = std::unique_ptr<TuningTask>(new TuningTask(std::move(dag), std::move(options)));
   task->sketches_ = schedule::generate_sketches(task->dag_);
   if (task->sketches_.empty()) return make_error(task->dag_.summary() + ": no sketch applies");
-  auto check = runtime::make_measure_task(task->dag_, task->options_.seed);
-  if (!check) return check.error();
-  task->check_ = std::move(*check);
+  if (task->options_.measurable) {
+    auto check = runtime::make_measure_task(task->dag_, task->options_.seed);
+    if (!check) return check.error();
+    task->check_ = std::move(*check);
+  }
   if (!task->options_.records_path.empty()) {
     auto writer = runtime::RecordWriter::open(task->options_.records_path);
     if (!writer) return writer.error();
@@ -33,6 +35,16 @@ std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candi
         }) == fresh.end()) {
       fresh.push_back(c);
     }
+  }
+  if (!options_.measurable) {
+    std::vector<Measurement> refused;
+    for (const Candidate& c : candidates) {
+      runtime::MeasureResult r;
+      r.error = runtime::MeasureError::kCompileError;
+      r.message = "task created without measurement (TaskOptions::measurable = false)";
+      refused.push_back({c, r});
+    }
+    return refused;
   }
   std::vector<runtime::BuildInput> inputs;
   for (const Candidate& c : fresh) inputs.push_back({&dag_, sketch(c).steps(c.knobs)});
@@ -56,28 +68,32 @@ std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candi
   return out;
 }
 
+std::optional<Candidate> TuningTask::candidate_of(const runtime::MeasureRecord& record) const {
+  if (record.workload_key != dag_.workload_key()) return std::nullopt;
+  for (size_t s = 0; s < sketches_.size(); ++s) {
+    if (sketches_[s].id != record.sketch) continue;
+    auto knobs = sketches_[s].knobs.from_json(record.knobs);
+    if (!knobs) return std::nullopt;
+    return Candidate{static_cast<int>(s), *knobs};
+  }
+  return std::nullopt;
+}
+
 int TuningTask::restore(const std::vector<runtime::MeasureRecord>& records) {
   int restored = 0;
   for (const runtime::MeasureRecord& r : records) {
-    if (r.workload_key != dag_.workload_key()) continue;
-    for (size_t s = 0; s < sketches_.size(); ++s) {
-      if (sketches_[s].id != r.sketch) continue;
-      auto knobs = sketches_[s].knobs.from_json(r.knobs);
-      if (!knobs) break;
-      Candidate c{static_cast<int>(s), *knobs};
-      if (seen_.count(c)) break;
-      runtime::MeasureResult result;
-      result.costs = r.costs;
-      result.error = r.error;
-      result.message = r.message;
-      result.compile_seconds = r.compile_seconds;
-      Measurement m{c, result};
-      if (m.ok() && (!best_ || m.seconds() < best_->seconds())) best_ = m;
-      seen_.emplace(c, std::move(m));
-      ++trials_;
-      ++restored;
-      break;
-    }
+    auto c = candidate_of(r);
+    if (!c || seen_.count(*c)) continue;
+    runtime::MeasureResult result;
+    result.costs = r.costs;
+    result.error = r.error;
+    result.message = r.message;
+    result.compile_seconds = r.compile_seconds;
+    Measurement m{*c, result};
+    if (m.ok() && (!best_ || m.seconds() < best_->seconds())) best_ = m;
+    seen_.emplace(*c, std::move(m));
+    ++trials_;
+    ++restored;
   }
   return restored;
 }

@@ -34,6 +34,8 @@ struct Measurement {
   runtime::MeasureResult result;
   bool ok() const { return result.error == runtime::MeasureError::kNone; }
   double seconds() const { return result.median(); }
+  // Calls per second; 0 for a failed candidate (what cost models learn from).
+  double throughput() const { return ok() && seconds() > 0 ? 1.0 / seconds() : 0.0; }
 };
 
 struct TaskOptions {
@@ -41,6 +43,8 @@ struct TaskOptions {
   runtime::BuildOptions build;
   std::string records_path;  // empty: keep records in memory only
   uint64_t seed = 1;         // inputs for correctness checks
+  bool measurable = true;    // false: sketches, candidates and features only (no reference
+                             // inputs are prepared; measure() reports every candidate failed)
 };
 
 class TuningTask {
@@ -60,7 +64,13 @@ class TuningTask {
   // many were restored; records of other tasks are ignored.
   int restore(const std::vector<runtime::MeasureRecord>& records);
 
+  // The candidate a record of this task describes (std::nullopt for another task, an unknown
+  // sketch or knobs that do not fit it).
+  std::optional<Candidate> candidate_of(const runtime::MeasureRecord& record) const;
+
   bool measured(const Candidate& c) const { return seen_.count(c) != 0; }
+  // Every measurement so far (restored ones included), by candidate.
+  const std::map<Candidate, Measurement>& measurements() const { return seen_; }
   int trials() const { return trials_; }
   const std::optional<Measurement>& best() const { return best_; }
   double best_gflops() const;

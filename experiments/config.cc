@@ -8,12 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "agents/registry.h"
 #include "schedule/ops.h"
 
 namespace tessera::experiments {
 namespace {
-
-const std::vector<std::string> kAgents = {"random", "droplet"};
 
 std::string join(const std::vector<std::string>& v) {
   if (v.empty()) return "no keys";
@@ -151,7 +150,7 @@ Result<TuneConfig> load_config(const std::string& path, const std::vector<std::s
     if (auto r = apply_override(root, o); !r) return r.error();
   }
   Reader r(path, overrides);
-  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "target", "tasks", "search", "budget", "measure"}); !ok) {
+  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "target", "tasks", "search", "proxy", "budget", "measure"}); !ok) {
     return ok.error();
   }
   TuneConfig c;
@@ -204,28 +203,43 @@ Result<TuneConfig> load_config(const std::string& path, const std::vector<std::s
   if (const YAML::Node s = root["search"]) {
     if (auto ok = r.only_keys(s, "search", {"agent", "params"}); !ok) return ok.error();
     if (s["agent"]) TRY_ASSIGN(c.search.agent, r.text(s["agent"], "search.agent"));
-    if (std::find(kAgents.begin(), kAgents.end(), c.search.agent) == kAgents.end()) {
-      return r.error(s["agent"], "search.agent", "unknown agent '" + c.search.agent + "' (expected " + join(kAgents) + ")");
+    const agents::AgentEntry* entry = agents::find_agent(c.search.agent);
+    if (!entry) {
+      return r.error(s["agent"], "search.agent",
+                     "unknown agent '" + c.search.agent + "' (expected " + join(agents::agent_names()) + ")");
     }
-    std::vector<std::string> allowed = c.search.agent == "droplet"
-                                           ? std::vector<std::string>{"warmup_trials", "max_radius", "p_value"}
-                                           : std::vector<std::string>{};
+    std::vector<std::string> allowed;
+    for (const agents::AgentParam& p : entry->params) allowed.push_back(p.name);
     if (const YAML::Node p = s["params"]) {
       if (auto ok = r.only_keys(p, "search.params", allowed); !ok) return ok.error();
       for (const auto& kv : p) {
         const std::string key = kv.first.Scalar(), at = "search.params." + key;
         double v;
-        if (key == "p_value") {
-          TRY_ASSIGN(v, r.number(kv.second, at, 0));
-          if (v > 1) return r.error(kv.second, at, "must be a probability in [0, 1]");
-        } else {
-          int64_t i;
-          TRY_ASSIGN(i, r.integer(kv.second, at, key == "max_radius" ? 1 : 0));
-          v = static_cast<double>(i);
-        }
-        c.search.params[key] = v;
+        TRY_ASSIGN(v, r.number(kv.second, at, -1e300));
+        auto checked = agents::check_param(*entry, key, v);
+        if (!checked) return r.error(kv.second, at, checked.error().message);
+        c.search.params[key] = *checked;
       }
     }
+  }
+
+  if (const YAML::Node p = root["proxy"]) {
+    if (auto ok = r.only_keys(p, "proxy", {"hidden", "epochs", "min_samples", "learning_rate", "weights"}); !ok) {
+      return ok.error();
+    }
+    if (const YAML::Node h = p["hidden"]) {
+      if (!h.IsSequence() || h.size() == 0) return r.error(h, "proxy.hidden", "expected a list of layer widths");
+      c.proxy.hidden.clear();
+      for (size_t i = 0; i < h.size(); ++i) {
+        int64_t w;
+        TRY_ASSIGN(w, r.integer(h[i], "proxy.hidden." + std::to_string(i), 1));
+        c.proxy.hidden.push_back(static_cast<int>(w));
+      }
+    }
+    if (p["epochs"]) TRY_ASSIGN(c.proxy.epochs, r.integer(p["epochs"], "proxy.epochs", 1));
+    if (p["min_samples"]) TRY_ASSIGN(c.proxy.min_samples, r.integer(p["min_samples"], "proxy.min_samples", 2));
+    if (p["learning_rate"]) TRY_ASSIGN(c.proxy.learning_rate, r.number(p["learning_rate"], "proxy.learning_rate", 1e-9));
+    if (p["weights"]) TRY_ASSIGN(c.proxy.weights, r.text(p["weights"], "proxy.weights"));
   }
 
   if (const YAML::Node b = root["budget"]) {
@@ -257,17 +271,21 @@ Result<TuneConfig> load_config(const std::string& path, const std::vector<std::s
 nlohmann::json resolved_config(const TuneConfig& c) {
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [key, value] : c.search.params) {
-    if (key == "p_value") params[key] = value;
-    else params[key] = static_cast<int64_t>(value);  // integer parameters stay integers
+    if (value == static_cast<double>(static_cast<int64_t>(value))) params[key] = static_cast<int64_t>(value);
+    else params[key] = value;
   }
   nlohmann::json tasks = nlohmann::json::array();
   for (const TaskSpec& t : c.tasks) tasks.push_back({{"name", t.name}, {"op", t.op}, {"params", t.params}});
+  nlohmann::json proxy = {{"hidden", c.proxy.hidden}, {"epochs", c.proxy.epochs},
+                          {"min_samples", c.proxy.min_samples}, {"learning_rate", c.proxy.learning_rate}};
+  if (!c.proxy.weights.empty()) proxy["weights"] = c.proxy.weights;
   const auto& o = c.measure;
   return {{"run_dir", c.run_dir},
           {"seed", c.seed},
           {"target", {{"kind", "cpu"}, {"threads", c.threads}}},
           {"tasks", tasks},
           {"search", {{"agent", c.search.agent}, {"params", params}}},
+          {"proxy", proxy},
           {"budget", {{"trials", c.trials}, {"seconds", c.seconds}, {"batch_size", c.batch_size}}},
           {"measure",
            {{"warmup", o.warmup}, {"number", o.number}, {"repeat", o.repeat},

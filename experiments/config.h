@@ -2,7 +2,7 @@
 //
 // Unknown keys, wrong types, missing fields and impossible values (an unknown op or agent, a
 // shape the op refuses, a non-positive budget) are errors of the form
-//   configs/x.yaml:12:5: search.agent: unknown agent 'ppo2' (expected random, droplet)
+//   configs/x.yaml:12:5: search.agent: unknown agent 'ppo2' (expected random, droplet, evolutionary)
 // naming file, line, column and key path. `--set key.path=value` overrides apply on top of the
 // file before validation (precedence: --set, then the file, then the defaults documented in
 // configs/README.md); an error in an override names the override.
@@ -27,8 +27,17 @@ struct TaskSpec {
 };
 
 struct SearchSpec {
-  std::string agent = "droplet";           // random | droplet
+  std::string agent = "droplet";           // a name in agents/registry.h
   std::map<std::string, double> params;    // agent parameters, validated by the agent registry
+};
+
+// The learned reward proxy shared by the agents that rank with one (env/proxy/).
+struct ProxySpec {
+  std::vector<int> hidden = {256, 256};
+  int64_t epochs = 30;
+  int64_t min_samples = 32;
+  double learning_rate = 1e-3;
+  std::string weights;                     // pretrained weights to start from; empty: random start
 };
 
 struct TuneConfig {
@@ -38,6 +47,7 @@ struct TuneConfig {
   int threads = 1;
   std::vector<TaskSpec> tasks;
   SearchSpec search;
+  ProxySpec proxy;
   int64_t trials = 200;                    // per task
   double seconds = 0;                      // per task wall time; 0: no limit
   int batch_size = 16;

@@ -4,8 +4,11 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "experiments/config.h"
 #include "experiments/inspect.h"
+#include "experiments/proxy_eval.h"
 #include "experiments/quickstart.h"
 #include "experiments/tune.h"
 
@@ -32,6 +35,11 @@ const Command kCommands[] = {
     {"replay", "tessera replay RUN_DIR",
      "Recompile the best schedule of each task, check it against the reference again and re-measure\n"
      "it; exits non-zero if any fails."},
+    {"proxy-eval",
+     "tessera proxy-eval RECORDS... [--config FILE] [--holdout 0.2] [--top-k 10] [--epochs 50] [--seed 1] [--save FILE]",
+     "Train the reward proxy on part of the records and report its pairwise ranking accuracy and\n"
+     "top-k recall on the held-out rest, per task and overall. Tasks come from config.yaml beside\n"
+     "the first records file or from --config. --save writes the weights (for proxy.weights)."},
     {"quickstart", "tessera quickstart [--m N] [--n N] [--k N] [--threads N] [--print-ir]",
      "JIT-compile the hand-scheduled matmul (default 1024^3), check it against the reference\n"
      "evaluator and print its GFLOP/s."},
@@ -85,6 +93,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (command == "quickstart") return run_quickstart(args);
+  if (command == "proxy-eval") return run_proxy_eval(args);
   if (command == "best" || command == "replay") {
     if (args.size() != 1) {
       std::fprintf(stderr, "usage: %s\n", known->usage);

@@ -8,6 +8,7 @@
 
 #include "env/tuning_task.h"
 #include "experiments/run_outputs.h"
+#include "experiments/search_setup.h"
 #include "runtime/records.h"
 
 namespace tessera::experiments {
@@ -66,6 +67,15 @@ int run_tune(const TuneConfig& config) {
 
   nlohmann::json summary = {{"config", config.source}, {"tasks", nlohmann::json::array()}};
   int failed_tasks = 0;
+  std::shared_ptr<env::CostModel> model;
+  if (needs_cost_model(config.search)) {
+    auto made = make_cost_model(config.proxy, config.seed);
+    if (!made) {
+      log.say("tessera tune: " + made.error().message);
+      return 1;
+    }
+    model = *made;
+  }
   for (size_t t = 0; t < config.tasks.size(); ++t) {
     const TaskSpec& spec = config.tasks[t];
     auto dag = build_task(spec);
@@ -91,7 +101,7 @@ int run_tune(const TuneConfig& config) {
       log.say("[" + spec.name + "] resuming: " + std::to_string(restored) + " trials restored from " +
               records_path + format(", best %.1f GFLOP/s, %.0f s spent", tuning.best_gflops(), spent_before));
     }
-    auto agent = make_agent(config.search, config.seed + t);
+    auto agent = make_agent(config.search, config.seed + t, model);
     if (!agent) {
       log.say("tessera tune: " + agent.error().message);
       return 1;
@@ -142,6 +152,11 @@ int run_tune(const TuneConfig& config) {
     summary["tasks"].push_back(entry);
     std::printf("%s: %d trials, best %.1f GFLOP/s%s\n", spec.name.c_str(), tuning.trials(),
                 tuning.best_gflops(), tuning.best() ? (" (" + tuning.sketch(tuning.best()->candidate).id + ")").c_str() : "");
+  }
+  if (model) {
+    if (auto saved = save_cost_model(*model, (dir / "proxy.pt").string()); !saved) {
+      log.say("warning: " + saved.error().message);
+    }
   }
   std::ofstream(dir / "summary.json") << summary.dump(2) << "\n";
   std::ofstream(dir / "curve.svg") << curve_svg(curve);

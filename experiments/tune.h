@@ -6,20 +6,16 @@
 // until the task's trial or time budget is spent or the agent has converged. A progress line
 // goes to stderr after each batch. The run directory holds config.yaml (the resolved config),
 // records.jsonl, curve.csv (trial, elapsed seconds, best cost per task), summary.json,
-// curve.svg and run.log. Rerunning with the same run directory resumes from its records: no
+// curve.svg, run.log and, for agents that learn a proxy, proxy.pt (its weights). Rerunning with the same run directory resumes from its records: no
 // candidate is measured twice, and the trials and time spent count against the budget.
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "agents/search_agent.h"
 #include "experiments/config.h"
 
 namespace tessera::experiments {
-
-// The agent the config names, seeded from the config.
-Result<std::unique_ptr<agents::SearchAgent>> make_agent(const SearchSpec& spec, uint64_t seed);
 
 // Runs the experiment; returns the process exit code.
 int run_tune(const TuneConfig& config);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "agents/droplet_search.h"
+#include "agents/evolutionary_search.h"
 #include "agents/random_search.h"
 #include "runtime/records.h"
 #include "schedule/ops.h"
@@ -56,6 +57,50 @@ TEST(Search, RandomThenDropletOnASmallMatmul) {
     EXPECT_EQ(schedule::steps_to_json(sketch->steps(*knobs)), r.steps);
   }
   std::filesystem::remove(records);
+}
+
+// Scores by one feature and counts what it was taught.
+class CountingModel : public env::CostModel {
+ public:
+  std::string name() const override { return "counting"; }
+  void add(const std::vector<env::ProxySample>& samples) override {
+    added += static_cast<int>(samples.size());
+    for (const auto& s : samples) EXPECT_FALSE(s.group.empty());
+  }
+  void train() override { ++trainings; }
+  std::vector<float> predict(const std::vector<std::vector<float>>& f) override {
+    std::vector<float> out;
+    for (const auto& row : f) out.push_back(row.at(1));
+    return out;
+  }
+  int added = 0, trainings = 0;
+};
+
+TEST(Search, EvolutionaryMeasuresDistinctModelRankedBatchesAndFeedsTheModel) {
+  auto dag = schedule::matmul(16, 32, 8);
+  env::TaskOptions options;
+  options.measure.min_repeat_ms = 1;
+  auto task = env::TuningTask::create(*dag, options);
+  ASSERT_TRUE(task.ok()) << task.error().message;
+  auto model = std::make_shared<CountingModel>();
+  agents::EvolutionarySearch evo(model, 5, {.population = 128, .generations = 2, .eps_greedy = 0.25});
+
+  auto first = evo.propose(**task, 8);
+  ASSERT_EQ(first.size(), 8u);
+  EXPECT_EQ(model->trainings, 0) << "nothing measured yet, nothing to learn";
+  EXPECT_EQ(evo.last_round().scored + evo.last_round().invalid, 128 * 3);
+  (*task)->measure(first);
+
+  auto second = evo.propose(**task, 8);
+  EXPECT_EQ(model->added, 8) << "every measurement reaches the model once";
+  EXPECT_EQ(model->trainings, 1);
+  std::set<env::Candidate> distinct(second.begin(), second.end());
+  EXPECT_EQ(distinct.size(), second.size());
+  for (const auto& c : second) EXPECT_FALSE((*task)->measured(c)) << "proposed a measured candidate";
+  (*task)->measure(second);
+  evo.propose(**task, 8);
+  EXPECT_EQ(model->added, 16);
+  EXPECT_EQ(model->trainings, 2);
 }
 
 }  // namespace

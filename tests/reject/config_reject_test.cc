@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "experiments/config.h"
 
 namespace {
@@ -66,6 +68,25 @@ TEST(ConfigOverrides, ShippedConfigsAreValid) {
     auto config = tessera::experiments::load_config(std::string(TESSERA_SOURCE_DIR) + "/configs/" + name);
     EXPECT_TRUE(config.ok()) << name << ": " << config.error().message;
   }
+}
+
+// The run directory keeps the resolved config as config.yaml; it must load back to the same.
+TEST(ConfigOverrides, ResolvedConfigLoadsBackUnchanged) {
+  const std::string source = ::testing::TempDir() + "/evolutionary_config.yaml";
+  std::ofstream(source) << "run_dir: /tmp/x\ntasks: [{op: matmul, params: {m: 8, n: 8, k: 8}}]\n"
+                           "search: {agent: evolutionary}\n";
+  auto config = tessera::experiments::load_config(
+      source, {"search.params.eps_greedy=0.1", "proxy.hidden=[64, 32]", "proxy.weights=w.pt"});
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  const std::string path = ::testing::TempDir() + "/resolved_config.yaml";
+  std::ofstream(path) << tessera::experiments::resolved_config(*config).dump(2);
+  auto again = tessera::experiments::load_config(path);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  auto a = tessera::experiments::resolved_config(*config), b = tessera::experiments::resolved_config(*again);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(b["proxy"]["hidden"], nlohmann::json::array({64, 32}));
+  EXPECT_EQ(b["search"]["params"]["eps_greedy"], 0.1);
+  EXPECT_EQ(b["proxy"]["weights"], "w.pt");
 }
 
 }  // namespace

@@ -1,0 +1,190 @@
+// Search benchmarks: an agent from the registry tunes a task for a trial budget through the
+// builder and isolated runner (as `tessera tune` does), recording its time-to-quality curve;
+// the best kernel is then checked and timed against the vendor library, or strategies are
+// compared on the op suite. Records go to $TESSERA_BENCH_RECORDS (default build/bench_records)
+// so they can train and evaluate the proxy later (`tessera proxy-eval`).
+#include <cblas.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "agents/registry.h"
+#include "bench/cases.h"
+#include "experiments/config.h"
+#include "experiments/search_setup.h"
+#include "runtime/parallel_runtime.h"
+
+namespace tessera::bench {
+namespace {
+
+struct Checkpoint {
+  int trials;
+  double seconds;
+  double gflops;
+};
+
+struct SearchRun {
+  std::unique_ptr<env::TuningTask> task;
+  std::vector<Checkpoint> curve;
+  double seconds = 0;
+};
+
+double round1(double v) { return std::round(v * 10) / 10; }
+
+std::string records_path(const std::string& name) {
+  const char* dir = std::getenv("TESSERA_BENCH_RECORDS");
+  std::filesystem::path base = dir ? dir : TESSERA_BINARY_DIR "/bench_records";
+  std::filesystem::create_directories(base);
+  auto path = base / (name + ".jsonl");
+  std::filesystem::remove(path);  // one run's records per file
+  return path.string();
+}
+
+Result<SearchRun> search(const schedule::ComputeDAG& dag, const std::string& agent_name, int trials,
+                         uint64_t seed, const runtime::MeasureOptions& measure, const std::string& records) {
+  env::TaskOptions options;
+  options.measure = measure;
+  options.measure.threads = 1;
+  options.records_path = records;
+  options.seed = seed;
+  auto task = env::TuningTask::create(dag, options);
+  if (!task) return task.error();
+  experiments::SearchSpec spec{agent_name, {}};
+  std::shared_ptr<env::CostModel> model;
+  if (experiments::needs_cost_model(spec)) {
+    auto made = experiments::make_cost_model(experiments::ProxySpec{}, seed);
+    if (!made) return made.error();
+    model = *made;
+  }
+  auto agent = experiments::make_agent(spec, seed, model);
+  if (!agent) return agent.error();
+  const int batch = agent_name == "droplet" ? 16 : 64;
+  SearchRun run;
+  run.task = std::move(*task);
+  auto start = std::chrono::steady_clock::now();
+  while (run.task->trials() < trials && !(*agent)->done()) {
+    auto candidates = (*agent)->propose(*run.task, std::min(batch, trials - run.task->trials()));
+    if (candidates.empty()) break;
+    (*agent)->observe(*run.task, run.task->measure(candidates));
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    run.curve.push_back({run.task->trials(), run.seconds, run.task->best_gflops()});
+    std::fprintf(stderr, "[%s %s] %d/%d trials, best %.1f GFLOP/s, %.0f s\n", agent_name.c_str(),
+                 dag.summary().c_str(), run.task->trials(), trials, run.task->best_gflops(), run.seconds);
+  }
+  if (!run.task->best()) return make_error(agent_name + ": no candidate measured correctly");
+  return run;
+}
+
+nlohmann::json curve_json(const std::vector<Checkpoint>& curve) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Checkpoint& c : curve) out.push_back({c.trials, round1(c.seconds), round1(c.gflops)});
+  return out;
+}
+
+// Best GFLOP/s after `trials` trials (the last checkpoint at or before it).
+double best_at(const std::vector<Checkpoint>& curve, int trials) {
+  double best = 0;
+  for (const Checkpoint& c : curve) {
+    if (c.trials <= trials) best = c.gflops;
+  }
+  return best;
+}
+
+// Seconds until the curve first reached `gflops` (-1: never).
+double seconds_to(const std::vector<Checkpoint>& curve, double gflops) {
+  for (const Checkpoint& c : curve) {
+    if (c.gflops >= gflops) return c.seconds;
+  }
+  return -1;
+}
+
+void describe_search(nlohmann::json& line, const std::string& agent, const SearchRun& run) {
+  const auto& best = *run.task->best();
+  const schedule::Sketch& sketch = run.task->sketch(best.candidate);
+  line["agent"] = agent;
+  line["trials"] = run.task->trials();
+  line["search_seconds"] = std::round(run.seconds);
+  line["search_best_gflops"] = round1(run.task->best_gflops());
+  line["best_sketch"] = sketch.id;
+  line["best_knobs"] = sketch.knobs.to_json(best.candidate.knobs);
+  line["curve"] = curve_json(run.curve);  // [trials, seconds, best GFLOP/s] per batch
+  line["threads"] = 1;
+}
+
+runtime::MeasureOptions bench_measure() {
+  runtime::MeasureOptions m;
+  m.run_timeout_s = 10;
+  return m;
+}
+
+}  // namespace
+
+nlohmann::json run_search_sgemm(const std::string& agent, int64_t n, int trials) {
+  auto dag = schedule::matmul(n, n, n);
+  auto run = search(*dag, agent, trials, 1, bench_measure(), records_path(agent + "_sgemm_" + std::to_string(n)));
+  if (!run) return error_json(run.error().message);
+  runtime::set_num_threads(1);
+  openblas_set_num_threads(1);
+  const auto& best = *run->task->best();
+  auto compiled = compile_and_check(*dag, run->task->sketch(best.candidate).steps(best.candidate.knobs));
+  if (!compiled) return error_json(compiled.error().message);
+  nlohmann::json line = compare_with_openblas(*dag, n, *compiled);
+  describe_search(line, agent, *run);
+  return line;
+}
+
+nlohmann::json run_search_conv2d(const std::string& agent, const schedule::Conv2dParams& p, int trials) {
+  auto dag = schedule::conv2d_bias_relu(p);
+  if (!dag) return error_json(dag.error().message);
+  auto run = search(*dag, agent, trials, 1, bench_measure(), records_path(agent + "_conv2d_c64_56_k64"));
+  if (!run) return error_json(run.error().message);
+  const auto& best = *run->task->best();
+  auto compiled = compile_and_check(*dag, run->task->sketch(best.candidate).steps(best.candidate.knobs));
+  if (!compiled) return error_json(compiled.error().message);
+  nlohmann::json line = compare_with_onednn(p, *dag, *compiled, 1);
+  describe_search(line, agent, *run);
+  return line;
+}
+
+nlohmann::json run_search_suite(const std::vector<std::string>& agents, int trials) {
+  const std::string source = TESSERA_SOURCE_DIR "/configs/op_suite.yaml";
+  auto config = experiments::load_config(source);
+  if (!config) return error_json(config->source + ": " + config.error().message);
+  const char* only = std::getenv("TESSERA_SUITE_TASKS");  // comma-separated task names
+  nlohmann::json lines = nlohmann::json::array();
+  for (const experiments::TaskSpec& spec : config->tasks) {
+    if (only && ("," + std::string(only) + ",").find("," + spec.name + ",") == std::string::npos) continue;
+    auto dag = experiments::build_task(spec);
+    if (!dag) return error_json(spec.name + ": " + dag.error().message);
+    std::map<std::string, SearchRun> runs;
+    double best_any = 0;
+    for (const std::string& agent : agents) {
+      auto run = search(*dag, agent, trials, config->seed, config->measure,
+                        records_path("suite_" + spec.name + "_" + agent));
+      if (!run) {
+        lines.push_back({{"task", spec.name}, {"agent", agent}, {"error", run.error().message}});
+        continue;
+      }
+      best_any = std::max(best_any, run->task->best_gflops());
+      runs.emplace(agent, std::move(*run));
+    }
+    for (const auto& [agent, run] : runs) {
+      nlohmann::json line = {{"task", spec.name}, {"workload", dag->summary()}, {"agent", agent},
+                             {"trials", run.task->trials()}, {"search_seconds", std::round(run.seconds)},
+                             {"best_gflops", round1(run.task->best_gflops())},
+                             {"best_any_gflops", round1(best_any)},
+                             {"seconds_to_95pct_of_best_any", round1(seconds_to(run.curve, 0.95 * best_any))},
+                             {"curve", curve_json(run.curve)}, {"threads", 1}};
+      for (int at : {64, 200, 1000}) {
+        if (at <= trials) line["best_gflops_at_" + std::to_string(at)] = round1(best_at(run.curve, at));
+      }
+      lines.push_back(line);
+    }
+  }
+  return lines;
+}
+
+}  // namespace tessera::bench

@@ -1,0 +1,28 @@
+// Candidate feature extraction (see candidate_features.h).
+#include "env/candidate_features.h"
+
+#include <tbb/parallel_for.h>
+
+#include "schedule/features.h"
+#include "schedule/lower.h"
+
+namespace tessera::env {
+
+std::optional<std::vector<float>> candidate_features(const TuningTask& task, const Candidate& c) {
+  auto state = schedule::apply_candidate(task.dag(), task.sketch(c), c.knobs);
+  if (!state) return std::nullopt;
+  auto func = schedule::lower(*state, "kernel");
+  if (!func) return std::nullopt;
+  return schedule::extract_features(*func);
+}
+
+std::vector<std::optional<std::vector<float>>> candidate_features(
+    const TuningTask& task, const std::vector<Candidate>& candidates) {
+  std::vector<std::optional<std::vector<float>>> out(candidates.size());
+  tbb::parallel_for(size_t{0}, candidates.size(), [&](size_t i) {
+    out[i] = candidate_features(task, candidates[i]);
+  });
+  return out;
+}
+
+}  // namespace tessera::env

@@ -1,0 +1,20 @@
+// Program features of a task's candidates: sketch + knobs -> schedule -> LoopNest -> features.
+//
+// The bridge between the search space (candidates) and cost models (feature vectors). Batched
+// extraction runs on all cores with TBB; a candidate whose schedule is refused or fails to
+// lower has no features (std::nullopt) and should be ranked last.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "env/tuning_task.h"
+
+namespace tessera::env {
+
+std::optional<std::vector<float>> candidate_features(const TuningTask& task, const Candidate& c);
+
+std::vector<std::optional<std::vector<float>>> candidate_features(
+    const TuningTask& task, const std::vector<Candidate>& candidates);
+
+}  // namespace tessera::env

@@ -1,0 +1,73 @@
+// RewardProxy: the learned cost model — an MLP over program features, trained online with a
+// pairwise ranking loss. It is what the evolutionary search ranks with and the reward the RL
+// agents learn from.
+//
+// Labels are throughput normalized per task (divided by the task's best), so tasks of any
+// size train together. Training minimizes RankNet's pairwise logistic loss over pairs of the
+// same task, each pair weighted by the gap in normalized throughput (as LambdaRank weights
+// swaps), on minibatches drawn from one task at a time, warm-starting from the current
+// weights. Inputs are standardized with the training set's mean and spread.
+//
+// Cold start: until `min_samples` samples were trained on (and no weights were loaded), the
+// proxy is untrained and `predict` returns seeded random scores, as Ansor's random model does,
+// so a search still explores. `save` / `load` keep weights and input statistics together.
+//
+// LibTorch stays inside reward_proxy.cc (its own library, tessera_proxy); this header is
+// torch-free.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "env/cost_model.h"
+#include "schedule/result.h"
+
+namespace tessera::env {
+
+struct ProxyOptions {
+  std::vector<int> hidden = {256, 256};
+  double learning_rate = 1e-3;
+  double weight_decay = 1e-4;
+  int epochs = 30;          // passes over the training set per `train`
+  int batch_size = 128;     // samples per minibatch (all from one task)
+  int min_samples = 32;     // trained samples before predictions replace random scores
+  uint64_t seed = 1;
+};
+
+struct TrainReport {
+  int samples = 0;
+  int steps = 0;
+  double final_loss = 0;  // mean pairwise loss over the last epoch
+  double seconds = 0;
+};
+
+class RewardProxy : public CostModel {
+ public:
+  explicit RewardProxy(ProxyOptions options = {});
+  ~RewardProxy() override;
+  RewardProxy(const RewardProxy&) = delete;
+  RewardProxy& operator=(const RewardProxy&) = delete;
+
+  std::string name() const override { return "mlp-rank"; }
+  void add(const std::vector<ProxySample>& samples) override;
+  void train() override { train_report(); }
+  TrainReport train_report();
+  std::vector<float> predict(const std::vector<std::vector<float>>& features) override;
+
+  // True once predictions come from the network (trained enough, or loaded).
+  bool ready() const;
+  size_t samples() const;
+
+  Result<void> save(const std::string& path) const;
+  // Errors name the file and what does not match (feature count, architecture).
+  Result<void> load(const std::string& path);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tessera::env

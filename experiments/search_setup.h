@@ -1,0 +1,27 @@
+// The search a config asks for: its agent from the registry and, for agents that rank with
+// one, the learned reward proxy they share (one per run, across tasks, as Ansor shares its
+// cost model; its samples are grouped by task).
+#pragma once
+
+#include <memory>
+
+#include "agents/search_agent.h"
+#include "env/cost_model.h"
+#include "experiments/config.h"
+
+namespace tessera::experiments {
+
+// The RewardProxy a ProxySpec describes, starting from its pretrained weights if it names any.
+Result<std::shared_ptr<env::CostModel>> make_cost_model(const ProxySpec& spec, uint64_t seed);
+
+// True when the config's agent ranks candidates with a cost model.
+bool needs_cost_model(const SearchSpec& spec);
+
+// The config's agent, seeded; `model` is handed to agents that need one.
+Result<std::unique_ptr<agents::SearchAgent>> make_agent(const SearchSpec& spec, uint64_t seed,
+                                                        std::shared_ptr<env::CostModel> model);
+
+// Saves the model if it is a RewardProxy that has learned something (for transfer).
+Result<void> save_cost_model(const env::CostModel& model, const std::string& path);
+
+}  // namespace tessera::experiments
