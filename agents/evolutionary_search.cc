@@ -5,13 +5,11 @@
 #include <chrono>
 #include <limits>
 
-#include "env/candidate_features.h"
 
 namespace tessera::agents {
 namespace {
 
-constexpr float kInvalidScore = -std::numeric_limits<float>::infinity();
-constexpr size_t kFeatureCacheLimit = 400000;
+constexpr float kInvalidScore = kUnscorable;
 
 env::Candidate random_candidate(const env::TuningTask& task, std::mt19937_64& rng) {
   const auto& sketches = task.sketches();
@@ -25,27 +23,7 @@ env::Candidate random_candidate(const env::TuningTask& task, std::mt19937_64& rn
 
 EvolutionarySearch::EvolutionarySearch(std::shared_ptr<env::CostModel> model, uint64_t seed,
                                        EvolutionOptions options)
-    : model_(std::move(model)), rng_(seed), options_(options) {}
-
-void EvolutionarySearch::update_model(const env::TuningTask& task) {
-  std::vector<env::Candidate> fresh;
-  for (const auto& [candidate, m] : task.measurements()) {
-    if (!fed_.count(candidate)) fresh.push_back(candidate);
-  }
-  round_.trained_samples = 0;
-  if (fresh.empty()) return;
-  score(task, fresh);  // fills the feature cache, in parallel
-  std::vector<env::ProxySample> samples;
-  for (const env::Candidate& c : fresh) {
-    fed_.insert(c);
-    const auto& features = features_.at(c);
-    if (!features) continue;
-    samples.push_back({*features, task.measurements().at(c).throughput(), task.dag().workload_key()});
-  }
-  model_->add(samples);
-  model_->train();
-  round_.trained_samples = static_cast<int>(fed_.size());
-}
+    : feeder_(std::move(model)), rng_(seed), options_(options) {}
 
 std::vector<env::Candidate> EvolutionarySearch::initial_population(const env::TuningTask& task) {
   std::vector<const env::Measurement*> measured;
@@ -66,38 +44,17 @@ std::vector<env::Candidate> EvolutionarySearch::initial_population(const env::Tu
 
 std::vector<float> EvolutionarySearch::score(const env::TuningTask& task,
                                              const std::vector<env::Candidate>& population) {
-  if (features_.size() > kFeatureCacheLimit) features_.clear();
-  std::vector<env::Candidate> missing;
-  for (const env::Candidate& c : population) {
-    if (!features_.count(c)) missing.push_back(c);
-  }
-  std::sort(missing.begin(), missing.end());
-  missing.erase(std::unique(missing.begin(), missing.end(),
-                            [](const auto& a, const auto& b) { return !(a < b) && !(b < a); }),
-                missing.end());
-  auto extracted = env::candidate_features(task, missing);
-  for (size_t i = 0; i < missing.size(); ++i) features_[missing[i]] = std::move(extracted[i]);
-
-  std::vector<std::vector<float>> rows;
-  std::vector<size_t> where;
-  std::vector<float> scores(population.size(), kInvalidScore);
-  for (size_t i = 0; i < population.size(); ++i) {
-    const auto& f = features_.at(population[i]);
-    if (!f) continue;
-    rows.push_back(*f);
-    where.push_back(i);
-  }
-  auto predicted = model_->predict(rows);
-  for (size_t r = 0; r < where.size(); ++r) scores[where[r]] = predicted[r];
-  round_.scored += static_cast<int>(rows.size());
-  round_.invalid += static_cast<int>(population.size() - rows.size());
+  auto scores = feeder_.score(task, population);
+  int invalid = static_cast<int>(std::count(scores.begin(), scores.end(), kUnscorable));
+  round_.scored += static_cast<int>(scores.size()) - invalid;
+  round_.invalid += invalid;
   return scores;
 }
 
 std::vector<env::Candidate> EvolutionarySearch::propose(const env::TuningTask& task, int count) {
   auto start = std::chrono::steady_clock::now();
   round_ = {};
-  update_model(task);
+  if (feeder_.update(task) > 0) round_.trained_samples = static_cast<int>(feeder_.fed());
 
   std::map<env::Candidate, float> best_seen;
   auto population = initial_population(task);

@@ -11,14 +11,11 @@
 // ε 0.05, 20% of the initial population from measured bests.
 #pragma once
 
-#include <map>
 #include <memory>
-#include <optional>
 #include <random>
-#include <set>
 
+#include "agents/model_feeder.h"
 #include "agents/search_agent.h"
-#include "env/cost_model.h"
 
 namespace tessera::agents {
 
@@ -48,17 +45,12 @@ class EvolutionarySearch : public SearchAgent {
   const EvolutionRound& last_round() const { return round_; }
 
  private:
-  // Gives the model the measurements it has not seen and retrains it when there were any.
-  void update_model(const env::TuningTask& task);
   std::vector<env::Candidate> initial_population(const env::TuningTask& task);
-  // Scores candidates (lowest for those without features), caching features.
   std::vector<float> score(const env::TuningTask& task, const std::vector<env::Candidate>& population);
 
-  std::shared_ptr<env::CostModel> model_;
+  ModelFeeder feeder_;
   std::mt19937_64 rng_;
   EvolutionOptions options_;
-  std::set<env::Candidate> fed_;  // measurements already given to the model
-  std::map<env::Candidate, std::optional<std::vector<float>>> features_;
   EvolutionRound round_;
 };
 

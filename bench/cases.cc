@@ -37,6 +37,13 @@ const std::vector<Case>& all_cases() {
       {"search_suite", [] {
          return run_search_suite({"evolutionary", "random", "droplet"}, env_int("TESSERA_SUITE_TRIALS", 200));
        }},
+      // The harl policy: 200 trials on SGEMM 1024 against OpenBLAS, and the op suite with
+      // every strategy at the same budget and seed (best at 64 / 200 / 1,000 trials).
+      {"harl_sgemm_1024_1t", [] { return run_search_sgemm("harl", 1024, env_int("TESSERA_TRIALS", 200)); }},
+      {"harl_suite", [] {
+         return run_search_suite({"harl", "evolutionary", "droplet", "random"},
+                                 env_int("TESSERA_SUITE_TRIALS", 1000));
+       }},
   };
   return cases;
 }

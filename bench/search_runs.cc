@@ -59,7 +59,7 @@ Result<SearchRun> search(const schedule::ComputeDAG& dag, const std::string& age
     if (!made) return made.error();
     model = *made;
   }
-  auto agent = experiments::make_agent(spec, seed, model);
+  auto agent = experiments::make_agent(spec, seed, model);  // registers the learned agents too
   if (!agent) return agent.error();
   const int batch = agent_name == "droplet" ? 16 : 64;
   SearchRun run;

@@ -14,7 +14,7 @@ Result<std::unique_ptr<TuningTask>> TuningTask::create(schedule::ComputeDAG dag,
   auto task = std::unique_ptr<TuningTask>(new TuningTask(std::move(dag), std::move(options)));
   task->sketches_ = schedule::generate_sketches(task->dag_);
   if (task->sketches_.empty()) return make_error(task->dag_.summary() + ": no sketch applies");
-  if (task->options_.measurable) {
+  if (task->options_.measurable && !task->options_.measurer) {
     auto check = runtime::make_measure_task(task->dag_, task->options_.seed);
     if (!check) return check.error();
     task->check_ = std::move(*check);
@@ -46,10 +46,17 @@ std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candi
     }
     return refused;
   }
-  std::vector<runtime::BuildInput> inputs;
-  for (const Candidate& c : fresh) inputs.push_back({&dag_, sketch(c).steps(c.knobs)});
-  auto builds = runtime::build_batch(inputs, options_.build);
-  auto results = runner_.measure_batch(check_, builds, options_.measure);
+  std::vector<runtime::MeasureResult> results;
+  if (options_.measurer) {
+    std::vector<std::vector<schedule::Step>> schedules;
+    for (const Candidate& c : fresh) schedules.push_back(sketch(c).steps(c.knobs));
+    results = options_.measurer->measure(dag_, schedules);
+  } else {
+    std::vector<runtime::BuildInput> inputs;
+    for (const Candidate& c : fresh) inputs.push_back({&dag_, sketch(c).steps(c.knobs)});
+    auto builds = runtime::build_batch(inputs, options_.build);
+    results = runner_.measure_batch(check_, builds, options_.measure);
+  }
   for (size_t i = 0; i < fresh.size(); ++i) {
     Measurement m{fresh[i], results[i]};
     ++trials_;

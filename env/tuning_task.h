@@ -4,7 +4,7 @@
 // candidates through the runtime's Builder (TBB, all cores) and isolated Runner (one kernel at
 // a time), appends every result to the records file, skips candidates already measured and
 // keeps the best. Agents never touch the builder or runner: they propose candidates and
-// observe measurements here, so a replay simulator can stand in later.
+// observe measurements here, so a replay simulator (TaskOptions::measurer) can stand in.
 #pragma once
 
 #include <map>
@@ -15,6 +15,7 @@
 
 #include "runtime/builder.h"
 #include "runtime/check.h"
+#include "runtime/measurer.h"
 #include "runtime/records.h"
 #include "runtime/runner.h"
 #include "schedule/sketch.h"
@@ -27,6 +28,7 @@ struct Candidate {
   bool operator<(const Candidate& o) const {
     return sketch != o.sketch ? sketch < o.sketch : knobs < o.knobs;
   }
+  bool operator==(const Candidate& o) const = default;
 };
 
 struct Measurement {
@@ -45,6 +47,8 @@ struct TaskOptions {
   uint64_t seed = 1;         // inputs for correctness checks
   bool measurable = true;    // false: sketches, candidates and features only (no reference
                              // inputs are prepared; measure() reports every candidate failed)
+  // Set: measure through this (e.g. a runtime::ReplaySimulator) instead of the hardware.
+  std::shared_ptr<runtime::Measurer> measurer;
 };
 
 class TuningTask {

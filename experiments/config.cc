@@ -9,6 +9,7 @@
 #include <set>
 
 #include "agents/registry.h"
+#include "experiments/search_setup.h"
 #include "schedule/ops.h"
 
 namespace tessera::experiments {
@@ -136,6 +137,7 @@ Result<void> apply_override(YAML::Node root, const std::string& text) {
 Result<schedule::ComputeDAG> build_task(const TaskSpec& spec) { return schedule::make_op(spec.op, spec.params); }
 
 Result<TuneConfig> load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  register_all_agents();  // agent names and parameters come from the registry
   YAML::Node root;
   try {
     std::ifstream in(path);

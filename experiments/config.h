@@ -2,7 +2,7 @@
 //
 // Unknown keys, wrong types, missing fields and impossible values (an unknown op or agent, a
 // shape the op refuses, a non-positive budget) are errors of the form
-//   configs/x.yaml:12:5: search.agent: unknown agent 'ppo2' (expected random, droplet, evolutionary)
+//   configs/x.yaml:12:5: search.agent: unknown agent 'ppo2' (expected random, droplet, evolutionary, harl, harl_fixed)
 // naming file, line, column and key path. `--set key.path=value` overrides apply on top of the
 // file before validation (precedence: --set, then the file, then the defaults documented in
 // configs/README.md); an error in an override names the override.

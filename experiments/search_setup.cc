@@ -2,9 +2,12 @@
 #include "experiments/search_setup.h"
 
 #include "agents/registry.h"
+#include "agents/rl/register.h"
 #include "env/proxy/reward_proxy.h"
 
 namespace tessera::experiments {
+
+void register_all_agents() { agents::rl::register_rl_agents(); }
 
 Result<std::shared_ptr<env::CostModel>> make_cost_model(const ProxySpec& spec, uint64_t seed) {
   env::ProxyOptions options;
@@ -21,12 +24,14 @@ Result<std::shared_ptr<env::CostModel>> make_cost_model(const ProxySpec& spec, u
 }
 
 bool needs_cost_model(const SearchSpec& spec) {
+  register_all_agents();
   const agents::AgentEntry* entry = agents::find_agent(spec.agent);
   return entry && entry->needs_cost_model;
 }
 
 Result<std::unique_ptr<agents::SearchAgent>> make_agent(const SearchSpec& spec, uint64_t seed,
                                                         std::shared_ptr<env::CostModel> model) {
+  register_all_agents();
   agents::AgentContext context{seed, std::move(model)};
   return agents::make_agent(spec.agent, spec.params, context);
 }

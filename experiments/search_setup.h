@@ -11,6 +11,10 @@
 
 namespace tessera::experiments {
 
+// Puts the learned agents (agents/rl/) in the registry beside the built-in ones; idempotent.
+// Configs are read and agents made only after this.
+void register_all_agents();
+
 // The RewardProxy a ProxySpec describes, starting from its pretrained weights if it names any.
 Result<std::shared_ptr<env::CostModel>> make_cost_model(const ProxySpec& spec, uint64_t seed);
 

@@ -116,6 +116,36 @@ std::vector<KnobValues> KnobSpace::neighbours(const KnobValues& values, size_t k
   return out;
 }
 
+int KnobSpace::move_count(size_t k) const {
+  const Knob& knob = knobs_[k];
+  if (knob.kind != KnobKind::kTile) return 2;
+  int parts = static_cast<int>(knob.domain.front().size());
+  return parts * parts;  // a*P+b; the a == b moves are never legal
+}
+
+std::optional<KnobValues> KnobSpace::apply_move(const KnobValues& values, size_t k, int move) const {
+  const Knob& knob = knobs_[k];
+  KnobValues next = values;
+  if (knob.kind != KnobKind::kTile) {
+    int index = values[k] + (move == 0 ? -1 : 1);
+    if (move < 0 || move > 1 || index < 0 || index >= static_cast<int>(knob.domain.size())) return std::nullopt;
+    next[k] = index;
+    return next;
+  }
+  const std::vector<int64_t>& tile = knob.domain[static_cast<size_t>(values[k])];
+  const int parts = static_cast<int>(tile.size());
+  const int a = move / parts, b = move % parts;
+  if (move < 0 || a >= parts || a == b || tile[static_cast<size_t>(a)] == 1) return std::nullopt;
+  std::vector<int64_t> moved = tile;
+  int64_t p = prime_factors(moved[static_cast<size_t>(a)]).front();
+  moved[static_cast<size_t>(a)] /= p;
+  moved[static_cast<size_t>(b)] *= p;
+  int index = index_of(knob, moved);  // absent when it breaks the innermost bound
+  if (index < 0) return std::nullopt;
+  next[k] = index;
+  return next;
+}
+
 std::vector<KnobValues> KnobSpace::neighbours(const KnobValues& values) const {
   std::vector<KnobValues> all;
   for (size_t k = 0; k < knobs_.size(); ++k) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -61,6 +62,13 @@ class KnobSpace {
   std::vector<KnobValues> neighbours(const KnobValues& values) const;
   // mask[k] is true when knob k has at least one neighbour from `values`.
   std::vector<bool> legal_move_mask(const KnobValues& values) const;
+  // Fixed-size move sets, for agents that pick one edit at a time: a tile knob of P levels
+  // has P*(P-1) moves (move the smallest prime factor of level a to level b; move a*P+b,
+  // a != b), every other knob 2 (0: previous value, 1: next). `apply_move` gives std::nullopt
+  // for a move that is not legal from `values`.
+  int move_count(size_t k) const;
+  std::optional<KnobValues> apply_move(const KnobValues& values, size_t k, int move) const;
+
   // One random neighbour move on a knob chosen by category weight (renormalized over the
   // categories this space has); `values` unchanged when no knob can move.
   KnobValues mutate(const KnobValues& values, std::mt19937_64& rng,

@@ -43,6 +43,31 @@ TEST(Knobs, ChoiceNeighboursAndMasks) {
   EXPECT_EQ(space.neighbours(v, 0).size(), 2u);
 }
 
+TEST(Knobs, FixedMoveSetsNameEachEditAndRefuseIllegalOnes) {
+  KnobSpace space({tile_knob("t", 12, 2, 6), choice_knob("unroll", KnobKind::kUnroll, {0, 16, 64})});
+  EXPECT_EQ(space.move_count(0), 4);  // a*2+b over 2 levels
+  EXPECT_EQ(space.move_count(1), 2);
+  auto v = space.from_json(nlohmann::json{{"t", {2, 6}}, {"unroll", 0}});
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  // Move 0*2+1: the smallest prime of level 0 (2) goes inward -> (1, 12), past the bound 6.
+  EXPECT_FALSE(space.apply_move(*v, 0, 1).has_value());
+  // Move 1*2+0: the smallest prime of level 1 (2) goes outward -> (4, 3).
+  auto out = space.apply_move(*v, 0, 2);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(space.value(*out, 0), (std::vector<int64_t>{4, 3}));
+  EXPECT_FALSE(space.apply_move(*v, 0, 0).has_value()) << "a == b is no move";
+  EXPECT_FALSE(space.apply_move(*v, 1, 0).has_value()) << "no value before the first";
+  EXPECT_EQ(space.choice(*space.apply_move(*v, 1, 1), 1), 16);
+  EXPECT_FALSE(space.apply_move(*v, 1, 2).has_value());
+  // Every legal move is one of the neighbours.
+  for (int m = 0; m < space.move_count(0); ++m) {
+    if (auto next = space.apply_move(*v, 0, m)) {
+      auto n = space.neighbours(*v, 0);
+      EXPECT_NE(std::find(n.begin(), n.end(), *next), n.end());
+    }
+  }
+}
+
 TEST(Knobs, SamplingIsSeededAndMutationMovesOneKnob) {
   KnobSpace space({tile_knob("a", 64, 3, 16), tile_knob("b", 48, 2, 16),
                    choice_knob("u", KnobKind::kUnroll, {0, 16, 64})});

@@ -1,0 +1,64 @@
+// Feeding and querying a cost model (see model_feeder.h).
+#include "agents/model_feeder.h"
+
+#include <algorithm>
+
+#include "env/candidate_features.h"
+
+namespace tessera::agents {
+namespace {
+
+constexpr size_t kFeatureCacheLimit = 400000;
+
+}  // namespace
+
+void ModelFeeder::extract(const env::TuningTask& task, const std::vector<env::Candidate>& candidates) {
+  if (features_.size() > kFeatureCacheLimit) features_.clear();
+  std::vector<env::Candidate> missing;
+  for (const env::Candidate& c : candidates) {
+    if (!features_.count(c)) missing.push_back(c);
+  }
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end(),
+                            [](const auto& a, const auto& b) { return !(a < b) && !(b < a); }),
+                missing.end());
+  auto extracted = env::candidate_features(task, missing);  // in parallel
+  for (size_t i = 0; i < missing.size(); ++i) features_[missing[i]] = std::move(extracted[i]);
+}
+
+int ModelFeeder::update(const env::TuningTask& task) {
+  std::vector<env::Candidate> fresh;
+  for (const auto& [candidate, m] : task.measurements()) {
+    if (!fed_.count(candidate)) fresh.push_back(candidate);
+  }
+  if (fresh.empty()) return 0;
+  extract(task, fresh);
+  std::vector<env::ProxySample> samples;
+  for (const env::Candidate& c : fresh) {
+    fed_.insert(c);
+    const auto& features = features_.at(c);
+    if (features) samples.push_back({*features, task.measurements().at(c).throughput(), task.dag().workload_key()});
+  }
+  model_->add(samples);
+  model_->train();
+  return static_cast<int>(fresh.size());
+}
+
+std::vector<float> ModelFeeder::score(const env::TuningTask& task, const std::vector<env::Candidate>& candidates) {
+  extract(task, candidates);
+  std::vector<std::vector<float>> rows;
+  std::vector<size_t> where;
+  std::vector<float> scores(candidates.size(), kUnscorable);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const auto& f = features_.at(candidates[i]);
+    if (!f) continue;
+    rows.push_back(*f);
+    where.push_back(i);
+  }
+  if (rows.empty()) return scores;
+  auto predicted = model_->predict(rows);
+  for (size_t r = 0; r < where.size(); ++r) scores[where[r]] = predicted[r];
+  return scores;
+}
+
+}  // namespace tessera::agents

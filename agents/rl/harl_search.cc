@@ -1,0 +1,156 @@
+// The harl policy (see harl_search.h).
+#include "agents/rl/harl_search.h"
+
+#include <algorithm>
+
+#include "env/task_env.h"
+
+namespace tessera::agents::rl {
+namespace {
+
+constexpr int kTopStarts = 8;
+
+env::Candidate random_candidate(const env::TuningTask& task, std::mt19937_64& rng) {
+  const auto& sketches = task.sketches();
+  env::Candidate c;
+  c.sketch = static_cast<int>(std::uniform_int_distribution<size_t>(0, sketches.size() - 1)(rng));
+  c.knobs = sketches[static_cast<size_t>(c.sketch)].knobs.sample(rng);
+  return c;
+}
+
+double best_throughput(const env::TuningTask& task) {
+  return task.best() ? task.best()->throughput() : 0.0;
+}
+
+}  // namespace
+
+HarlSearch::HarlSearch(std::shared_ptr<env::CostModel> model, uint64_t seed, HarlOptions options)
+    : feeder_(std::move(model)), rng_(seed), options_(std::move(options)),
+      exploration_(options_.exploration, options_.adaptive) {}
+
+env::Candidate HarlSearch::start_for(const env::TuningTask& task, int sketch) {
+  std::vector<const env::Measurement*> bests;
+  for (const auto& [c, m] : task.measurements()) {
+    if (c.sketch == sketch && m.ok()) bests.push_back(&m);
+  }
+  std::uniform_real_distribution<double> coin(0, 1);
+  if (!bests.empty() && coin(rng_) < options_.start_from_best) {
+    size_t top = std::min<size_t>(kTopStarts, bests.size());
+    std::partial_sort(bests.begin(), bests.begin() + static_cast<long>(top), bests.end(),
+                      [](auto* a, auto* b) { return a->seconds() < b->seconds(); });
+    return bests[std::uniform_int_distribution<size_t>(0, top - 1)(rng_)]->candidate;
+  }
+  env::Candidate c{sketch, task.sketches()[static_cast<size_t>(sketch)].knobs.sample(rng_)};
+  return c;
+}
+
+PpoAgent& HarlSearch::agent_for(const env::TuningTask& task, int sketch, int observation_size, int actions) {
+  auto it = agents_.find(sketch);
+  if (it == agents_.end()) {
+    PpoOptions o = options_.ppo;
+    o.seed = rng_();
+    it = agents_.emplace(sketch, PpoAgent(observation_size, actions, o)).first;
+  }
+  return it->second;
+}
+
+std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int count) {
+  feeder_.update(task);
+  if (!bandit_) {
+    bandit_ = std::make_unique<SlidingWindowUcb>(static_cast<int>(task.sketches().size()), options_.bandit_window,
+                                                 options_.bandit_c);
+  }
+  round_ = {};
+  round_.settings = exploration_.settings();
+  const ExplorationSettings& s = round_.settings;
+  env::EnvOptions env_options;
+  env_options.max_steps = s.trajectory_length;
+  env::TaskEnv env(task, feeder_.model(), env_options);
+
+  std::map<env::Candidate, double> visited;
+  double gain_sum = 0;
+  int improving = 0;
+  for (int t = 0; t < s.trajectories; ++t) {
+    const int sketch = bandit_->select(rng_);
+    auto [observation, info] = env.reset(rng_(), start_for(task, sketch));
+    if (!info.valid) std::tie(observation, info) = env.reset(rng_(), sketch);
+    if (!info.valid) continue;
+    visited.emplace(info.candidate, info.score);
+    PpoAgent& agent = agent_for(task, sketch, env.observation_size(sketch), env.action_count(sketch));
+    const double start_score = info.score;
+    double best = start_score;
+    int last_gain = 0, steps = 0;
+    bool terminated = false;
+    while (steps < s.trajectory_length && steps - last_gain < s.patience) {
+      PpoDecision d = agent.act(observation.flat(), env.action_mask());
+      if (d.action < 0) {
+        terminated = true;
+        break;
+      }
+      env::StepResult r = env.step(d.action);
+      agent.record(d, r.reward);
+      ++steps;
+      observation = std::move(r.observation);
+      if (r.info.valid) visited.emplace(r.info.candidate, r.info.score);
+      if (r.info.valid && r.info.score > best + 1e-6) best = r.info.score, last_gain = steps;
+      if (r.terminated) {
+        terminated = true;
+        break;
+      }
+      if (r.truncated) break;
+    }
+    agent.end_trajectory(terminated ? 0.0 : agent.value(observation.flat()));
+    ++round_.trajectories;
+    round_.steps += steps;
+    gain_sum += best - start_score;
+    improving += steps > 0 && last_gain == steps && steps >= s.trajectory_length;
+  }
+  for (auto& [sketch, agent] : agents_) agent.update();
+  round_.visited = static_cast<int>(visited.size());
+  round_.gain_per_step = round_.steps ? gain_sum / round_.steps : 0.0;
+  round_.share_still_improving = round_.trajectories ? static_cast<double>(improving) / round_.trajectories : 0.0;
+  exploration_.after_trajectories(round_.gain_per_step, round_.share_still_improving);
+
+  std::vector<std::pair<double, env::Candidate>> ranked;
+  for (const auto& [c, score] : visited) {
+    if (!task.measured(c)) ranked.emplace_back(score, c);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const int random_share = static_cast<int>(count * s.epsilon + 0.5);
+  std::vector<env::Candidate> out;
+  std::set<env::Candidate> chosen;
+  for (const auto& [score, c] : ranked) {
+    if (static_cast<int>(out.size()) >= count - random_share) break;
+    if (chosen.insert(c).second) out.push_back(c);
+  }
+  random_picks_.clear();
+  for (int attempt = 0; static_cast<int>(out.size()) < count && attempt < count * 50; ++attempt) {
+    env::Candidate c = random_candidate(task, rng_);
+    if (task.measured(c) || !chosen.insert(c).second) continue;
+    random_picks_.insert(c);
+    out.push_back(std::move(c));
+  }
+  best_before_ = best_throughput(task);
+  return out;
+}
+
+void HarlSearch::observe(const env::TuningTask& task, const std::vector<env::Measurement>& measured) {
+  if (!bandit_) return;
+  std::map<int, double> best_by_sketch;
+  double random_best = 0, model_best = 0;
+  for (const env::Measurement& m : measured) {
+    double& b = best_by_sketch[m.candidate.sketch];
+    b = std::max(b, m.throughput());
+    double& side = random_picks_.count(m.candidate) ? random_best : model_best;
+    side = std::max(side, m.throughput());
+  }
+  // The bandit's reward: how close the sketch's best new candidate came to (or beat) the
+  // task's best before this batch, in [0, 1.5].
+  const double before = best_before_ > 0 ? best_before_ : std::max(random_best, model_best);
+  for (const auto& [sketch, best] : best_by_sketch) {
+    bandit_->reward(sketch, before > 0 ? std::min(1.5, best / before) : 0.0);
+  }
+  if (!random_picks_.empty()) exploration_.after_measurement(random_best, model_best);
+}
+
+}  // namespace tessera::agents::rl

@@ -1,0 +1,73 @@
+// HarlSearch: the `harl` policy — learned decisions at every level of one task's search.
+//
+// Each round (one `propose`):
+//   1. the shared cost model learns from the measurements it has not seen;
+//   2. for each trajectory, a sliding-window UCB bandit picks a sketch; the trajectory starts
+//      from one of that sketch's measured bests (with probability `start_from_best`) or a
+//      random candidate, and the sketch's PPO agent edits one knob per step in the TaskEnv,
+//      rewarded by the change in the proxy's score; it stops after `patience` steps without
+//      a gain or at the length limit;
+//   3. the PPO agents update on their trajectories; the exploration settings adapt to the
+//      observed gain (AdaptiveExploration);
+//   4. the batch is the best-scored distinct unmeasured candidates the trajectories visited,
+//      plus an ε share of random ones.
+// `observe` rewards the bandit per sketch with the best measured throughput of its candidates
+// relative to the task's best before the round, and tells the exploration whether random
+// picks beat the model's.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+
+#include "agents/adaptive_exploration.h"
+#include "agents/model_feeder.h"
+#include "agents/rl/ppo.h"
+#include "agents/search_agent.h"
+#include "agents/sliding_window_ucb.h"
+
+namespace tessera::agents::rl {
+
+struct HarlOptions {
+  ExplorationSettings exploration;
+  bool adaptive = true;
+  int bandit_window = 64;
+  double bandit_c = 0.5;
+  double start_from_best = 0.7;
+  PpoOptions ppo;
+};
+
+struct HarlRound {
+  int trajectories = 0, steps = 0, visited = 0;
+  double gain_per_step = 0, share_still_improving = 0;
+  ExplorationSettings settings;  // those the round ran with
+};
+
+class HarlSearch : public SearchAgent {
+ public:
+  HarlSearch(std::shared_ptr<env::CostModel> model, uint64_t seed, HarlOptions options = {});
+  std::string name() const override { return "harl"; }
+  std::vector<env::Candidate> propose(const env::TuningTask& task, int count) override;
+  void observe(const env::TuningTask& task, const std::vector<env::Measurement>& measured) override;
+
+  const HarlRound& last_round() const { return round_; }
+  const SlidingWindowUcb* bandit() const { return bandit_.get(); }
+  const AdaptiveExploration& exploration() const { return exploration_; }
+
+ private:
+  env::Candidate start_for(const env::TuningTask& task, int sketch);
+  PpoAgent& agent_for(const env::TuningTask& task, int sketch, int observation_size, int actions);
+
+  ModelFeeder feeder_;
+  std::mt19937_64 rng_;
+  HarlOptions options_;
+  AdaptiveExploration exploration_;
+  std::unique_ptr<SlidingWindowUcb> bandit_;
+  std::map<int, PpoAgent> agents_;          // per sketch
+  std::set<env::Candidate> random_picks_;   // of the last batch
+  double best_before_ = 0;                  // task's best throughput before the last batch
+  HarlRound round_;
+};
+
+}  // namespace tessera::agents::rl
