@@ -171,6 +171,9 @@ nlohmann::json run_search_suite(const std::vector<std::string>& agents, int tria
       best_any = std::max(best_any, run->task->best_gflops());
       runs.emplace(agent, std::move(*run));
     }
+    // The issue-8 yardstick: how soon each strategy reaches the evolutionary baseline's final best.
+    auto evo = runs.find("evolutionary");
+    const double evo_final = evo == runs.end() ? 0.0 : evo->second.task->best_gflops();
     for (const auto& [agent, run] : runs) {
       nlohmann::json line = {{"task", spec.name}, {"workload", dag->summary()}, {"agent", agent},
                              {"trials", run.task->trials()}, {"search_seconds", std::round(run.seconds)},
@@ -178,6 +181,11 @@ nlohmann::json run_search_suite(const std::vector<std::string>& agents, int tria
                              {"best_any_gflops", round1(best_any)},
                              {"seconds_to_95pct_of_best_any", round1(seconds_to(run.curve, 0.95 * best_any))},
                              {"curve", curve_json(run.curve)}, {"threads", 1}};
+      if (evo_final > 0) {
+        line["evolutionary_final_gflops"] = round1(evo_final);
+        line["evolutionary_seconds"] = std::round(evo->second.seconds);
+        line["seconds_to_evolutionary_final"] = round1(seconds_to(run.curve, evo_final));
+      }
       for (int at : {64, 200, 1000}) {
         if (at <= trials) line["best_gflops_at_" + std::to_string(at)] = round1(best_at(run.curve, at));
       }

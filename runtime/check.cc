@@ -10,6 +10,7 @@ namespace tessera::runtime {
 namespace {
 
 constexpr size_t kGuardBytes = 4096;
+static_assert(kGuardBytes % kBufferAlignment == 0, "the data must start on a page boundary");
 constexpr unsigned char kGuardByte = 0xA5;
 
 size_t damaged(const unsigned char* zone) {
@@ -22,7 +23,9 @@ size_t damaged(const unsigned char* zone) {
 
 GuardedBuffer::GuardedBuffer(size_t elements) : size_(elements) {
   size_t data_bytes = (elements * sizeof(float) + 63) / 64 * 64;
-  base_ = static_cast<unsigned char*>(std::aligned_alloc(64, 2 * kGuardBytes + data_bytes));
+  // The front guard is one page, so the data starts on a page boundary (see kBufferAlignment).
+  size_t total = (2 * kGuardBytes + data_bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+  base_ = static_cast<unsigned char*>(std::aligned_alloc(kBufferAlignment, total));
   std::memset(base_, kGuardByte, kGuardBytes);
   std::memset(base_ + kGuardBytes + data_bytes, kGuardByte, kGuardBytes);
   data_ = reinterpret_cast<float*>(base_ + kGuardBytes);

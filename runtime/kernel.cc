@@ -102,8 +102,8 @@ Result<Kernel> compile_cpu(const schedule::LoweredFunc& func, const CompileOptio
 }
 
 AlignedBuffer::AlignedBuffer(size_t elements) : size_(elements) {
-  size_t bytes = (elements * sizeof(float) + 63) / 64 * 64;
-  data_ = static_cast<float*>(std::aligned_alloc(64, bytes == 0 ? 64 : bytes));
+  size_t bytes = (elements * sizeof(float) + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+  data_ = static_cast<float*>(std::aligned_alloc(kBufferAlignment, bytes == 0 ? kBufferAlignment : bytes));
 }
 
 AlignedBuffer::~AlignedBuffer() { std::free(data_); }
