@@ -6,9 +6,10 @@
 namespace tessera::bench {
 namespace {
 
-schedule::Conv2dParams resnet_conv2_3x3() {
+schedule::Conv2dParams resnet_conv2_3x3(schedule::Layout layout = schedule::Layout::kNCHW) {
   schedule::Conv2dParams p{1, 64, 56, 56, 64, 3, 3};
   p.pad_h = p.pad_w = 1;
+  p.layout = layout;
   return p;
 }
 
@@ -31,7 +32,13 @@ const std::vector<Case>& all_cases() {
       {"conv2d_c64_56_k64_1t", [] { return run_conv2d_bias_relu(resnet_conv2_3x3(), 1); }},
       // 1,000 trials of evolutionary search on the learned proxy (TESSERA_TRIALS to change).
       {"evo_sgemm_1024_1t", [] { return run_search_sgemm("evolutionary", 1024, env_int("TESSERA_TRIALS", 1000)); }},
-      {"evo_conv2d_c64_56_k64_1t",
+      // Tessera tunes CPU convolutions in NHWC (HWIO weights): channels vectorize without
+      // waste; oneDNN picks its own formats. The NCHW variant is kept for comparison.
+      {"evo_conv2d_c64_56_k64_1t", [] {
+         return run_search_conv2d("evolutionary", resnet_conv2_3x3(schedule::Layout::kNHWC),
+                                  env_int("TESSERA_TRIALS", 1000));
+       }},
+      {"evo_conv2d_nchw_c64_56_k64_1t",
        [] { return run_search_conv2d("evolutionary", resnet_conv2_3x3(), env_int("TESSERA_TRIALS", 1000)); }},
       // Strategies side by side on the op suite (TESSERA_SUITE_TRIALS, TESSERA_SUITE_TASKS).
       {"search_suite", [] {

@@ -83,8 +83,11 @@ nlohmann::json compare_with_onednn(const schedule::Conv2dParams& p, const schedu
   dnnl::primitive_attr attr;
   attr.set_post_ops(post);
   dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
-  memory user_src({src_dims, dt::f32, tag::nchw}, engine, x.data());
-  memory user_wei({wei_dims, dt::f32, tag::oihw}, engine, w.data());
+  // Tessera's buffers in their logical layout: NCHW with OIHW weights, or NHWC with HWIO.
+  const bool nchw = p.layout == schedule::Layout::kNCHW;
+  const tag data_tag = nchw ? tag::nchw : tag::nhwc;
+  memory user_src({src_dims, dt::f32, data_tag}, engine, x.data());
+  memory user_wei({wei_dims, dt::f32, nchw ? tag::oihw : tag::hwio}, engine, w.data());
   memory bias_mem({bias_dims, dt::f32, tag::x}, engine, bias.data());
   memory src(pd.src_desc(), engine), wei(pd.weights_desc(), engine), dst(pd.dst_desc(), engine);
   dnnl::reorder(user_src, src).execute(stream, user_src, src);
@@ -99,7 +102,7 @@ nlohmann::json compare_with_onednn(const schedule::Conv2dParams& p, const schedu
   ours();
   baseline();
   std::vector<float> dnnl_out(yb.size());
-  memory user_dst({dst_dims, dt::f32, tag::nchw}, engine, dnnl_out.data());
+  memory user_dst({dst_dims, dt::f32, data_tag}, engine, dnnl_out.data());
   dnnl::reorder(dst, user_dst).execute(stream, dst, user_dst);
   stream.wait();
   double worst = 0;
@@ -117,6 +120,7 @@ nlohmann::json compare_with_onednn(const schedule::Conv2dParams& p, const schedu
   line["baseline_weights_format"] = describe_layout(pd.weights_desc());
   line["threads"] = threads;
   line["shape"] = dag.summary();
+  line["layout"] = nchw ? "NCHW" : "NHWC";
   return line;
 }
 

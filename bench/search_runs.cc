@@ -139,7 +139,8 @@ nlohmann::json run_search_sgemm(const std::string& agent, int64_t n, int trials)
 nlohmann::json run_search_conv2d(const std::string& agent, const schedule::Conv2dParams& p, int trials) {
   auto dag = schedule::conv2d_bias_relu(p);
   if (!dag) return error_json(dag.error().message);
-  auto run = search(*dag, agent, trials, 1, bench_measure(), records_path(agent + "_conv2d_c64_56_k64"));
+  auto run = search(*dag, agent, trials, 1, bench_measure(), records_path(agent + "_conv2d_c64_56_k64_" +
+                                                                        (p.layout == schedule::Layout::kNHWC ? "nhwc" : "nchw")));
   if (!run) return error_json(run.error().message);
   const auto& best = *run->task->best();
   auto compiled = compile_and_check(*dag, run->task->sketch(best.candidate).steps(best.candidate.knobs));

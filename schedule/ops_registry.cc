@@ -149,6 +149,9 @@ const std::vector<OpSpec>& registry() {
       {"conv2d_nhwc", {"n", "c", "h", "w", "k", "r", "s"},
        {{"stride", 1}, {"pad", 0}, {"dilation", 1}, {"groups", 1}},
        [](A a) { return build_conv(a, Layout::kNHWC); }},
+      {"conv2d_bias_relu_nhwc", {"n", "c", "h", "w", "k", "r", "s"},
+       {{"stride", 1}, {"pad", 0}, {"dilation", 1}, {"groups", 1}},
+       [](A a) { return build_conv(a, Layout::kNHWC, /*bias_relu=*/true); }},
       {"depthwise_conv2d", {"n", "c", "h", "w", "r", "s"},
        {{"stride", 1}, {"pad", 0}, {"dilation", 1}}, build_depthwise},
       // stride's default 0 is a placeholder: an absent stride means "the kernel size".

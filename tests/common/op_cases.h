@@ -38,6 +38,7 @@ inline std::vector<OpCase> op_cases() {
       {"dense_bias", [] { return dense_bias(4, 20, 9); }},
       {"dense_bias_gelu", [] { return dense_bias_gelu(5, 18, 7); }},
       {"conv2d_bias_relu", [=] { return conv2d_bias_relu(conv); }},
+      {"conv2d_bias_relu_nhwc", [=] { return conv2d_bias_relu(nhwc); }},
       {"conv2d", [=] { return conv2d(conv); }},
       {"conv2d_strided_dilated_grouped", [=] { return conv2d(strided); }},
       {"conv2d_depthwise", [=] { return conv2d(depthwise); }},

@@ -38,6 +38,8 @@ const std::map<std::string, Params>& small_params() {
                   {"pad", 1}, {"groups", 2}}},
       {"conv2d_nhwc", {{"n", 1}, {"c", 4}, {"h", 6}, {"w", 5}, {"k", 4}, {"r", 3}, {"s", 3},
                        {"stride", 2}}},
+      {"conv2d_bias_relu_nhwc", {{"n", 1}, {"c", 3}, {"h", 6}, {"w", 5}, {"k", 2}, {"r", 3}, {"s", 3},
+                                 {"pad", 1}}},
       {"depthwise_conv2d", {{"n", 1}, {"c", 3}, {"h", 5}, {"w", 5}, {"r", 3}, {"s", 3},
                             {"pad", 1}}},
       {"max_pool2d", {{"n", 1}, {"c", 2}, {"h", 4}, {"w", 4}, {"r", 2}, {"s", 2}}},
