@@ -36,7 +36,7 @@ const Command kCommands[] = {
      "Recompile the best schedule of each task, check it against the reference again and re-measure\n"
      "it; exits non-zero if any fails."},
     {"proxy-eval",
-     "tessera proxy-eval RECORDS... [--config FILE] [--holdout 0.2] [--top-k 10] [--epochs 50] [--seed 1] [--save FILE]",
+     "tessera proxy-eval RECORDS... [--config FILE] [--holdout 0.2] [--top-k 10] [--epochs 200] [--seed 1] [--save FILE]",
      "Train the reward proxy on part of the records and report its pairwise ranking accuracy and\n"
      "top-k recall on the held-out rest, per task and overall. Tasks come from config.yaml beside\n"
      "the first records file or from --config. --save writes the weights (for proxy.weights)."},

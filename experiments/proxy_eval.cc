@@ -22,7 +22,7 @@ struct Options {
   double holdout = 0.2;
   uint64_t seed = 1;
   int top_k = 10;
-  int epochs = 50;
+  int epochs = 200;  // offline: a few seconds for thousands of records
   std::string save;
 };
 
