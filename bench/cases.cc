@@ -18,6 +18,17 @@ int env_int(const char* name, int fallback) {
   return v ? std::atoi(v) : fallback;
 }
 
+// TESSERA_SUITE_AGENTS=a,b narrows a suite case to those strategies (in their given order).
+std::vector<std::string> suite_agents(std::vector<std::string> all) {
+  const char* only = std::getenv("TESSERA_SUITE_AGENTS");
+  if (!only) return all;
+  std::vector<std::string> picked;
+  for (const std::string& a : all) {
+    if (("," + std::string(only) + ",").find("," + a + ",") != std::string::npos) picked.push_back(a);
+  }
+  return picked;
+}
+
 }  // namespace
 
 const std::vector<Case>& all_cases() {
@@ -42,13 +53,13 @@ const std::vector<Case>& all_cases() {
        [] { return run_search_conv2d("evolutionary", resnet_conv2_3x3(), env_int("TESSERA_TRIALS", 1000)); }},
       // Strategies side by side on the op suite (TESSERA_SUITE_TRIALS, TESSERA_SUITE_TASKS).
       {"search_suite", [] {
-         return run_search_suite({"evolutionary", "random", "droplet"}, env_int("TESSERA_SUITE_TRIALS", 200));
+         return run_search_suite(suite_agents({"evolutionary", "random", "droplet"}), env_int("TESSERA_SUITE_TRIALS", 200));
        }},
       // The harl policy: 200 trials on SGEMM 1024 against OpenBLAS, and the op suite with
       // every strategy at the same budget and seed (best at 64 / 200 / 1,000 trials).
       {"harl_sgemm_1024_1t", [] { return run_search_sgemm("harl", 1024, env_int("TESSERA_TRIALS", 200)); }},
       {"harl_suite", [] {
-         return run_search_suite({"harl", "evolutionary", "droplet", "random"},
+         return run_search_suite(suite_agents({"harl", "evolutionary", "droplet", "random"}),
                                  env_int("TESSERA_SUITE_TRIALS", 1000));
        }},
   };
