@@ -1,6 +1,8 @@
 // Evolutionary search on a cost model (see evolutionary_search.h).
 #include "agents/evolutionary_search.h"
 
+#include "agents/batch.h"
+
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -11,13 +13,6 @@ namespace {
 
 constexpr float kInvalidScore = kUnscorable;
 
-env::Candidate random_candidate(const env::TuningTask& task, std::mt19937_64& rng) {
-  const auto& sketches = task.sketches();
-  env::Candidate c;
-  c.sketch = static_cast<int>(std::uniform_int_distribution<size_t>(0, sketches.size() - 1)(rng));
-  c.knobs = sketches[static_cast<size_t>(c.sketch)].knobs.sample(rng);
-  return c;
-}
 
 }  // namespace
 
@@ -37,7 +32,7 @@ std::vector<env::Candidate> EvolutionarySearch::initial_population(const env::Tu
   std::vector<env::Candidate> population;
   for (size_t i = 0; i < from_best; ++i) population.push_back(measured[i]->candidate);
   while (population.size() < static_cast<size_t>(options_.population)) {
-    population.push_back(random_candidate(task, rng_));
+    population.push_back(task.sample(rng_));
   }
   return population;
 }
@@ -87,24 +82,15 @@ std::vector<env::Candidate> EvolutionarySearch::propose(const env::TuningTask& t
     population = std::move(next);
   }
 
-  std::vector<std::pair<float, env::Candidate>> ranked;
-  for (auto& [c, s] : best_seen) {
-    if (!task.measured(c)) ranked.emplace_back(s, c);
+  std::vector<std::pair<double, env::Candidate>> ranked;
+  for (auto& [candidate, s] : best_seen) {
+    if (!task.measured(candidate)) ranked.emplace_back(s, candidate);
   }
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  if (!ranked.empty()) round_.best_score = ranked.front().first;
-
-  int random_share = static_cast<int>(count * options_.eps_greedy + 0.5);
-  std::vector<env::Candidate> out;
-  std::set<env::Candidate> chosen;
-  for (const auto& [s, c] : ranked) {
-    if (static_cast<int>(out.size()) >= count - random_share) break;
-    if (chosen.insert(c).second) out.push_back(c);
+  if (!ranked.empty()) {
+    round_.best_score = static_cast<float>(
+        std::max_element(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.first < b.first; })->first);
   }
-  for (int attempt = 0; static_cast<int>(out.size()) < count && attempt < count * 50; ++attempt) {
-    env::Candidate c = random_candidate(task, rng_);
-    if (!task.measured(c) && chosen.insert(c).second) out.push_back(std::move(c));
-  }
+  std::vector<env::Candidate> out = select_batch(task, std::move(ranked), count, options_.eps_greedy, rng_).candidates;
   round_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

@@ -18,11 +18,8 @@ void run_search(SearchAgent& agent, env::TuningTask& task, int trials, int batch
 std::vector<env::Candidate> RandomSearch::propose(const env::TuningTask& task, int count) {
   std::vector<env::Candidate> out;
   std::set<env::Candidate> chosen;
-  const auto& sketches = task.sketches();
   for (int attempt = 0; static_cast<int>(out.size()) < count && attempt < count * 50; ++attempt) {
-    env::Candidate c;
-    c.sketch = static_cast<int>(std::uniform_int_distribution<size_t>(0, sketches.size() - 1)(rng_));
-    c.knobs = sketches[static_cast<size_t>(c.sketch)].knobs.sample(rng_);
+    env::Candidate c = task.sample(rng_);
     if (task.measured(c) || !chosen.insert(c).second) continue;
     out.push_back(std::move(c));
   }

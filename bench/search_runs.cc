@@ -164,7 +164,7 @@ nlohmann::json run_search_suite(const std::vector<std::string>& agents, int tria
     double best_any = 0;
     for (const std::string& agent : agents) {
       auto run = search(*dag, agent, trials, config->seed, config->measure,
-                        records_path("suite_" + spec.name + "_" + agent));
+                        records_path("suite_" + spec.name + "_" + agent + "_" + std::to_string(trials)));
       if (!run) {
         lines.push_back({{"task", spec.name}, {"agent", agent}, {"error", run.error().message}});
         continue;

@@ -108,13 +108,9 @@ EnvInfo TaskEnv::info() const {
 
 std::pair<Observation, EnvInfo> TaskEnv::reset(uint64_t seed, int sketch) {
   rng_.seed(seed);
-  const auto& sketches = task_->sketches();
   std::string reason;
   for (int attempt = 0; attempt < kStartAttempts; ++attempt) {
-    Candidate c;
-    c.sketch = sketch >= 0 ? sketch
-                           : static_cast<int>(std::uniform_int_distribution<size_t>(0, sketches.size() - 1)(rng_));
-    c.knobs = sketches[static_cast<size_t>(c.sketch)].knobs.sample(rng_);
+    Candidate c = task_->sample(rng_, sketch);
     if (evaluate(c, &features_, &score_, &reason)) {
       candidate_ = std::move(c);
       steps_ = 0;
@@ -122,8 +118,7 @@ std::pair<Observation, EnvInfo> TaskEnv::reset(uint64_t seed, int sketch) {
     }
   }
   // Every sampled start was refused: start anyway, with the reason, so callers never throw.
-  candidate_.sketch = sketch >= 0 ? sketch : 0;
-  candidate_.knobs = sketches[static_cast<size_t>(candidate_.sketch)].knobs.sample(rng_);
+  candidate_ = task_->sample(rng_, sketch >= 0 ? sketch : 0);
   features_.assign(schedule::feature_names().size(), 0.f);
   score_ = 0;
   steps_ = 0;

@@ -75,6 +75,14 @@ std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candi
   return out;
 }
 
+Candidate TuningTask::sample(std::mt19937_64& rng, int sketch) const {
+  Candidate c;
+  c.sketch = sketch >= 0 ? sketch
+                         : static_cast<int>(std::uniform_int_distribution<size_t>(0, sketches_.size() - 1)(rng));
+  c.knobs = sketches_[static_cast<size_t>(c.sketch)].knobs.sample(rng);
+  return c;
+}
+
 std::optional<Candidate> TuningTask::candidate_of(const runtime::MeasureRecord& record) const {
   if (record.workload_key != dag_.workload_key()) return std::nullopt;
   for (size_t s = 0; s < sketches_.size(); ++s) {

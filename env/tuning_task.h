@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,9 @@ class TuningTask {
   // valid knobs) without measuring or recording them again: the unit of resume. Returns how
   // many were restored; records of other tasks are ignored.
   int restore(const std::vector<runtime::MeasureRecord>& records);
+
+  // A uniformly sampled candidate: a random sketch (or `sketch`), then every knob.
+  Candidate sample(std::mt19937_64& rng, int sketch = -1) const;
 
   // The candidate a record of this task describes (std::nullopt for another task, an unknown
   // sketch or knobs that do not fit it).

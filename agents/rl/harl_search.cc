@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "agents/batch.h"
 #include "env/task_env.h"
 
 namespace tessera::agents::rl {
@@ -10,13 +11,6 @@ namespace {
 
 constexpr int kTopStarts = 8;
 
-env::Candidate random_candidate(const env::TuningTask& task, std::mt19937_64& rng) {
-  const auto& sketches = task.sketches();
-  env::Candidate c;
-  c.sketch = static_cast<int>(std::uniform_int_distribution<size_t>(0, sketches.size() - 1)(rng));
-  c.knobs = sketches[static_cast<size_t>(c.sketch)].knobs.sample(rng);
-  return c;
-}
 
 double best_throughput(const env::TuningTask& task) {
   return task.best() ? task.best()->throughput() : 0.0;
@@ -40,8 +34,7 @@ env::Candidate HarlSearch::start_for(const env::TuningTask& task, int sketch) {
                       [](auto* a, auto* b) { return a->seconds() < b->seconds(); });
     return bests[std::uniform_int_distribution<size_t>(0, top - 1)(rng_)]->candidate;
   }
-  env::Candidate c{sketch, task.sketches()[static_cast<size_t>(sketch)].knobs.sample(rng_)};
-  return c;
+  return task.sample(rng_, sketch);
 }
 
 PpoAgent& HarlSearch::agent_for(const env::TuningTask& task, int sketch, int observation_size, int actions) {
@@ -112,26 +105,11 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
   exploration_.after_trajectories(round_.gain_per_step, round_.share_still_improving);
 
   std::vector<std::pair<double, env::Candidate>> ranked;
-  for (const auto& [c, score] : visited) {
-    if (!task.measured(c)) ranked.emplace_back(score, c);
-  }
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  const int random_share = static_cast<int>(count * s.epsilon + 0.5);
-  std::vector<env::Candidate> out;
-  std::set<env::Candidate> chosen;
-  for (const auto& [score, c] : ranked) {
-    if (static_cast<int>(out.size()) >= count - random_share) break;
-    if (chosen.insert(c).second) out.push_back(c);
-  }
-  random_picks_.clear();
-  for (int attempt = 0; static_cast<int>(out.size()) < count && attempt < count * 50; ++attempt) {
-    env::Candidate c = random_candidate(task, rng_);
-    if (task.measured(c) || !chosen.insert(c).second) continue;
-    random_picks_.insert(c);
-    out.push_back(std::move(c));
-  }
+  for (const auto& [c, score] : visited) ranked.emplace_back(score, c);
+  Batch batch = select_batch(task, std::move(ranked), count, s.epsilon, rng_);
+  random_picks_ = std::move(batch.random);
   best_before_ = best_throughput(task);
-  return out;
+  return batch.candidates;
 }
 
 void HarlSearch::observe(const env::TuningTask& task, const std::vector<env::Measurement>& measured) {

@@ -1,0 +1,23 @@
+// Batch selection for model-guided agents: the best-scored unmeasured candidates, then an
+// ε share of uniformly random unmeasured ones so a misleading model cannot trap the search.
+#pragma once
+
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "env/tuning_task.h"
+
+namespace tessera::agents {
+
+struct Batch {
+  std::vector<env::Candidate> candidates;
+  std::set<env::Candidate> random;  // the ε picks among them
+};
+
+// `scored` pairs (score, candidate), any order, duplicates allowed; higher is better.
+Batch select_batch(const env::TuningTask& task, std::vector<std::pair<double, env::Candidate>> scored, int count,
+                   double epsilon, std::mt19937_64& rng);
+
+}  // namespace tessera::agents
