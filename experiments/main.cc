@@ -36,10 +36,11 @@ const Command kCommands[] = {
      "Recompile the best schedule of each task, check it against the reference again and re-measure\n"
      "it; exits non-zero if any fails."},
     {"proxy-eval",
-     "tessera proxy-eval RECORDS... [--config FILE] [--holdout 0.2] [--top-k 10] [--epochs 200] [--seed 1] [--save FILE]",
+     "tessera proxy-eval RECORDS... [--config FILE] [--holdout 0.2] [--top-k 10] [--epochs 200] [--min-gap 0] [--seed 1] [--save FILE]",
      "Train the reward proxy on part of the records and report its pairwise ranking accuracy and\n"
      "top-k recall on the held-out rest, per task and overall. Tasks come from config.yaml beside\n"
-     "the first records file or from --config. --save writes the weights (for proxy.weights)."},
+     "the first records file or from --config. --min-gap 0.05 scores only pairs more than 5% apart\n"
+     "(closer ones are ordered by measurement noise). --save writes the weights (for proxy.weights)."},
     {"quickstart", "tessera quickstart [--m N] [--n N] [--k N] [--threads N] [--print-ir]",
      "JIT-compile the hand-scheduled matmul (default 1024^3), check it against the reference\n"
      "evaluator and print its GFLOP/s."},

@@ -2,6 +2,7 @@
 #include "experiments/proxy_eval.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -23,6 +24,7 @@ struct Options {
   uint64_t seed = 1;
   int top_k = 10;
   int epochs = 200;  // offline: a few seconds for thousands of records
+  double min_gap = 0;  // pairs closer than this relative gap in throughput are not scored
   std::string save;
 };
 
@@ -37,7 +39,7 @@ struct Score {
 };
 
 // Pairwise accuracy and top-k recall of `predicted` against held-out rows that ran.
-Score score_task(const std::vector<Row>& test, const std::vector<float>& predicted, int top_k) {
+Score score_task(const std::vector<Row>& test, const std::vector<float>& predicted, int top_k, double min_gap) {
   Score s;
   std::vector<size_t> ran;
   for (size_t i = 0; i < test.size(); ++i) {
@@ -45,8 +47,8 @@ Score score_task(const std::vector<Row>& test, const std::vector<float>& predict
   }
   for (size_t a = 0; a < ran.size(); ++a) {
     for (size_t b = a + 1; b < ran.size(); ++b) {
-      double dy = test[ran[a]].throughput - test[ran[b]].throughput;
-      if (dy == 0) continue;
+      double ya = test[ran[a]].throughput, yb = test[ran[b]].throughput, dy = ya - yb;
+      if (dy == 0 || std::abs(dy) < min_gap * std::max(ya, yb)) continue;
       ++s.pairs;
       double dp = predicted[ran[a]] - predicted[ran[b]];
       if ((dy > 0) == (dp > 0)) ++s.correct;
@@ -78,6 +80,7 @@ bool parse(const std::vector<std::string>& args, Options* o) {
       else if (a == "--top-k" && has_value) o->top_k = std::stoi(args[++i]);
       else if (a == "--epochs" && has_value) o->epochs = std::stoi(args[++i]);
       else if (a == "--save" && has_value) o->save = args[++i];
+      else if (a == "--min-gap" && has_value) o->min_gap = std::stod(args[++i]);
       else if (a.rfind("--", 0) != 0) o->records.push_back(a);
       else throw std::invalid_argument(a);
     } catch (const std::exception&) {
@@ -88,6 +91,10 @@ bool parse(const std::vector<std::string>& args, Options* o) {
   if (o->records.empty()) std::fprintf(stderr, "tessera proxy-eval: missing RECORDS\n");
   if (!(o->holdout > 0 && o->holdout < 1)) {
     std::fprintf(stderr, "tessera proxy-eval: --holdout must be in (0, 1)\n");
+    return false;
+  }
+  if (!(o->min_gap >= 0 && o->min_gap < 1)) {
+    std::fprintf(stderr, "tessera proxy-eval: --min-gap must be in [0, 1)\n");
     return false;
   }
   if (o->top_k < 1 || o->epochs < 1) {
@@ -196,7 +203,7 @@ int run_proxy_eval(const std::vector<std::string>& args) {
   for (size_t t = 0; t < tasks.size(); ++t) {
     std::vector<std::vector<float>> rows;
     for (const Row& r : test[t]) rows.push_back(r.features);
-    Score s = score_task(test[t], proxy.predict(rows), o.top_k);
+    Score s = score_task(test[t], proxy.predict(rows), o.top_k, o.min_gap);
     all.pairs += s.pairs;
     all.correct += s.correct;
     if (s.pairs > 0) recall_sum += s.recall, ++recall_tasks;
@@ -208,8 +215,9 @@ int run_proxy_eval(const std::vector<std::string>& args) {
     std::fprintf(stderr, "tessera proxy-eval: no held-out pairs to rank (too few records that ran)\n");
     return 1;
   }
-  std::printf("overall: pairwise accuracy %.3f over %ld held-out pairs; top-%d recall %.3f (mean of %d tasks)\n",
-              static_cast<double>(all.correct) / static_cast<double>(all.pairs), all.pairs, o.top_k,
+  std::string gap = o.min_gap > 0 ? " (at least " + std::to_string(o.min_gap * 100).substr(0, 4) + "% apart)" : "";
+  std::printf("overall: pairwise accuracy %.3f over %ld held-out pairs%s; top-%d recall %.3f (mean of %d tasks)\n",
+              static_cast<double>(all.correct) / static_cast<double>(all.pairs), all.pairs, gap.c_str(), o.top_k,
               recall_sum / recall_tasks, recall_tasks);
   if (!o.save.empty()) {
     if (auto saved = proxy.save(o.save); !saved) {

@@ -4,8 +4,9 @@
 // the first records file, or --config), holds out a share of every task's records, trains a
 // RewardProxy on the rest and reports, per task and overall, pairwise ranking accuracy (the
 // share of held-out pairs of different speed ordered correctly) and top-k recall (how many of
-// the truly fastest k held-out schedules the proxy also ranks in its top k). --save writes the
-// trained weights, for `proxy.weights` in later runs.
+// the truly fastest k held-out schedules the proxy also ranks in its top k). --min-gap G leaves
+// out pairs whose throughputs differ by less than G (relative), i.e. pairs that measurement
+// noise orders as often as speed does. --save writes the trained weights, for `proxy.weights`.
 #pragma once
 
 #include <string>
