@@ -8,11 +8,11 @@
 
 namespace tessera::env {
 
-std::optional<std::vector<float>> candidate_features(const TuningTask& task, const Candidate& c) {
+Result<std::vector<float>> candidate_features(const TuningTask& task, const Candidate& c) {
   auto state = schedule::apply_candidate(task.dag(), task.sketch(c), c.knobs);
-  if (!state) return std::nullopt;
+  if (!state) return state.error();
   auto func = schedule::lower(*state, "kernel");
-  if (!func) return std::nullopt;
+  if (!func) return func.error();
   return schedule::extract_features(*func);
 }
 
@@ -20,7 +20,7 @@ std::vector<std::optional<std::vector<float>>> candidate_features(
     const TuningTask& task, const std::vector<Candidate>& candidates) {
   std::vector<std::optional<std::vector<float>>> out(candidates.size());
   tbb::parallel_for(size_t{0}, candidates.size(), [&](size_t i) {
-    out[i] = candidate_features(task, candidates[i]);
+    if (auto f = candidate_features(task, candidates[i])) out[i] = std::move(*f);
   });
   return out;
 }

@@ -2,7 +2,7 @@
 //
 // The bridge between the search space (candidates) and cost models (feature vectors). Batched
 // extraction runs on all cores with TBB; a candidate whose schedule is refused or fails to
-// lower has no features (std::nullopt) and should be ranked last.
+// lower has no features and should be ranked last (the single form says why).
 #pragma once
 
 #include <optional>
@@ -12,7 +12,7 @@
 
 namespace tessera::env {
 
-std::optional<std::vector<float>> candidate_features(const TuningTask& task, const Candidate& c);
+Result<std::vector<float>> candidate_features(const TuningTask& task, const Candidate& c);
 
 std::vector<std::optional<std::vector<float>>> candidate_features(
     const TuningTask& task, const std::vector<Candidate>& candidates);

@@ -61,14 +61,9 @@ std::vector<bool> TaskEnv::action_mask() const {
 }
 
 bool TaskEnv::evaluate(const Candidate& c, std::vector<float>* features, double* score, std::string* reason) const {
-  auto state = schedule::apply_candidate(task_->dag(), task_->sketch(c), c.knobs);
-  if (!state) {
-    *reason = state.error().message;
-    return false;
-  }
-  auto f = candidate_features(*task_, c);
+  auto f = candidate_features(*task_, c);  // applies, lowers and featurizes once
   if (!f) {
-    *reason = "the candidate does not lower";
+    *reason = f.error().message;
     return false;
   }
   *score = model_->predict({*f}).at(0);
@@ -103,6 +98,7 @@ EnvInfo TaskEnv::info() const {
   i.score = score_;
   i.candidate = candidate_;
   i.steps = steps_;
+  i.action_mask = action_mask();
   return i;
 }
 
@@ -166,7 +162,7 @@ StepResult TaskEnv::step(int action) {
   r.info = info();
   r.info.valid = valid;
   r.info.reason = reason;
-  auto mask = action_mask();
+  const auto& mask = r.info.action_mask;
   r.terminated = std::find(mask.begin(), mask.end(), true) == mask.end();
   r.truncated = !r.terminated && steps_ >= options_.max_steps;
   return r;

@@ -9,7 +9,8 @@
 // length is fixed per sketch. The reward is the change in the cost model's predicted score. A
 // move whose schedule is refused, or an illegal action, never throws: it costs
 // `invalid_penalty`, leaves the state as it was and says why in info. An episode is truncated
-// after `max_steps` steps and terminates only when no action is legal. Everything is seeded
+// after `max_steps` steps and terminates only when no action is legal. Every info carries the
+// legal-action mask of the state it describes. Everything is seeded
 // (the cost model's own cold-start randomness aside) and `clone()` copies the state exactly.
 #pragma once
 
@@ -38,6 +39,7 @@ struct EnvInfo {
   double score = 0;          // the cost model's score of the current candidate
   Candidate candidate;       // the current candidate
   int steps = 0;             // steps taken this episode
+  std::vector<bool> action_mask;  // legal actions from the current candidate
 };
 
 struct StepResult {

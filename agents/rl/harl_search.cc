@@ -74,8 +74,9 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
     double best = start_score;
     int last_gain = 0, steps = 0;
     bool terminated = false;
+    std::vector<bool> mask = std::move(info.action_mask);
     while (steps < s.trajectory_length && steps - last_gain < s.patience) {
-      PpoDecision d = agent.act(observation.flat(), env.action_mask());
+      PpoDecision d = agent.act(observation.flat(), mask);
       if (d.action < 0) {
         terminated = true;
         break;
@@ -84,6 +85,7 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
       agent.record(d, r.reward);
       ++steps;
       observation = std::move(r.observation);
+      mask = std::move(r.info.action_mask);
       if (r.info.valid) visited.emplace(r.info.candidate, r.info.score);
       if (r.info.valid && r.info.score > best + 1e-6) best = r.info.score, last_gain = steps;
       if (r.terminated) {

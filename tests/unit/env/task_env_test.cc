@@ -44,6 +44,7 @@ TEST(TaskEnv, ResetIsSeededAndObservationsHaveTheSketchSize) {
   EXPECT_EQ(static_cast<int>(o1.flat().size()), env.observation_size(o1.sketch));
   for (float v : o1.knobs) EXPECT_TRUE(v >= 0.f && v <= 1.f);
   EXPECT_EQ(static_cast<int>(env.action_mask().size()), env.action_count());
+  EXPECT_EQ(i1.action_mask, env.action_mask()) << "info carries the mask of its state";
 }
 
 TEST(TaskEnv, LegalStepsAreRewardedByTheScoreChange) {
