@@ -62,6 +62,10 @@ const std::vector<Case>& all_cases() {
          return run_search_suite(suite_agents({"harl", "evolutionary", "droplet", "random"}),
                                  env_int("TESSERA_SUITE_TRIALS", 1000));
        }},
+      // harl against evolutionary's 1,000-trial best, stopped at that best or at half its time.
+      {"harl_race", [] {
+         return run_search_race(suite_agents({"harl"}), env_int("TESSERA_SUITE_TRIALS", 1000));
+       }},
   };
   return cases;
 }

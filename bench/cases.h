@@ -57,4 +57,9 @@ nlohmann::json run_search_conv2d(const std::string& agent, const schedule::Conv2
 // to reach 95% of the best any strategy found on that task).
 nlohmann::json run_search_suite(const std::vector<std::string>& agents, int trials);
 
+// Issue 8's yardstick, run directly: on each op-suite task, evolutionary + proxy for `trials`,
+// then each challenger until it matches that final best or has used half of evolutionary's wall
+// time (or the trials). One line per task and strategy, with the time to the baseline's best.
+nlohmann::json run_search_race(const std::vector<std::string>& challengers, int trials);
+
 }  // namespace tessera::bench

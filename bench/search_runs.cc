@@ -43,8 +43,15 @@ std::string records_path(const std::string& name) {
   return path.string();
 }
 
+// When a race stops a challenger early: on reaching the target, or past the time allowed.
+struct StopRule {
+  double target_gflops = 0;  // 0: no target
+  double max_seconds = 0;    // 0: no limit
+};
+
 Result<SearchRun> search(const schedule::ComputeDAG& dag, const std::string& agent_name, int trials,
-                         uint64_t seed, const runtime::MeasureOptions& measure, const std::string& records) {
+                         uint64_t seed, const runtime::MeasureOptions& measure, const std::string& records,
+                         const StopRule& stop = {}) {
   env::TaskOptions options;
   options.measure = measure;
   options.measure.threads = 1;
@@ -73,6 +80,8 @@ Result<SearchRun> search(const schedule::ComputeDAG& dag, const std::string& age
     run.curve.push_back({run.task->trials(), run.seconds, run.task->best_gflops()});
     std::fprintf(stderr, "[%s %s] %d/%d trials, best %.1f GFLOP/s, %.0f s\n", agent_name.c_str(),
                  dag.summary().c_str(), run.task->trials(), trials, run.task->best_gflops(), run.seconds);
+    if (stop.target_gflops > 0 && run.task->best_gflops() >= stop.target_gflops) break;
+    if (stop.max_seconds > 0 && run.seconds > stop.max_seconds) break;
   }
   if (!run.task->best()) return make_error(agent_name + ": no candidate measured correctly");
   return run;
@@ -150,21 +159,36 @@ nlohmann::json run_search_conv2d(const std::string& agent, const schedule::Conv2
   return line;
 }
 
-nlohmann::json run_search_suite(const std::vector<std::string>& agents, int trials) {
+// The op-suite tasks, narrowed by TESSERA_SUITE_TASKS (comma-separated names); each is built
+// and handed to `each`, whose lines are collected.
+template <typename PerTask>
+nlohmann::json for_each_suite_task(PerTask each) {
   const std::string source = TESSERA_SOURCE_DIR "/configs/op_suite.yaml";
   auto config = experiments::load_config(source);
   if (!config) return error_json(config->source + ": " + config.error().message);
-  const char* only = std::getenv("TESSERA_SUITE_TASKS");  // comma-separated task names
+  const char* only = std::getenv("TESSERA_SUITE_TASKS");
   nlohmann::json lines = nlohmann::json::array();
   for (const experiments::TaskSpec& spec : config->tasks) {
     if (only && ("," + std::string(only) + ",").find("," + spec.name + ",") == std::string::npos) continue;
     auto dag = experiments::build_task(spec);
     if (!dag) return error_json(spec.name + ": " + dag.error().message);
+    for (nlohmann::json& line : each(spec, *dag, *config)) lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::string suite_records(const std::string& task, const std::string& agent, int trials) {
+  return records_path("suite_" + task + "_" + agent + "_" + std::to_string(trials));
+}
+
+nlohmann::json run_search_suite(const std::vector<std::string>& agents, int trials) {
+  return for_each_suite_task([&](const experiments::TaskSpec& spec, const schedule::ComputeDAG& dag,
+                                 const experiments::TuneConfig& config) {
+    std::vector<nlohmann::json> lines;
     std::map<std::string, SearchRun> runs;
     double best_any = 0;
     for (const std::string& agent : agents) {
-      auto run = search(*dag, agent, trials, config->seed, config->measure,
-                        records_path("suite_" + spec.name + "_" + agent + "_" + std::to_string(trials)));
+      auto run = search(dag, agent, trials, config.seed, config.measure, suite_records(spec.name, agent, trials));
       if (!run) {
         lines.push_back({{"task", spec.name}, {"agent", agent}, {"error", run.error().message}});
         continue;
@@ -176,7 +200,7 @@ nlohmann::json run_search_suite(const std::vector<std::string>& agents, int tria
     auto evo = runs.find("evolutionary");
     const double evo_final = evo == runs.end() ? 0.0 : evo->second.task->best_gflops();
     for (const auto& [agent, run] : runs) {
-      nlohmann::json line = {{"task", spec.name}, {"workload", dag->summary()}, {"agent", agent},
+      nlohmann::json line = {{"task", spec.name}, {"workload", dag.summary()}, {"agent", agent},
                              {"trials", run.task->trials()}, {"search_seconds", std::round(run.seconds)},
                              {"best_gflops", round1(run.task->best_gflops())},
                              {"best_any_gflops", round1(best_any)},
@@ -192,8 +216,43 @@ nlohmann::json run_search_suite(const std::vector<std::string>& agents, int tria
       }
       lines.push_back(line);
     }
-  }
-  return lines;
+    return lines;
+  });
+}
+
+nlohmann::json run_search_race(const std::vector<std::string>& challengers, int trials) {
+  return for_each_suite_task([&](const experiments::TaskSpec& spec, const schedule::ComputeDAG& dag,
+                                 const experiments::TuneConfig& config) {
+    std::vector<nlohmann::json> lines;
+    auto evo = search(dag, "evolutionary", trials, config.seed, config.measure,
+                      suite_records(spec.name, "evolutionary", trials));
+    if (!evo) return std::vector<nlohmann::json>{{{"task", spec.name}, {"error", evo.error().message}}};
+    const double target = evo->task->best_gflops();
+    lines.push_back({{"task", spec.name}, {"workload", dag.summary()}, {"agent", "evolutionary"},
+                     {"trials", evo->task->trials()}, {"search_seconds", std::round(evo->seconds)},
+                     {"best_gflops", round1(target)}, {"curve", curve_json(evo->curve)}, {"threads", 1}});
+    for (const std::string& agent : challengers) {
+      // Stopped once it matches the baseline, or once it has had the time the criterion allows.
+      StopRule stop{target, evo->seconds / 2};
+      auto run = search(dag, agent, trials, config.seed, config.measure, suite_records(spec.name, agent, trials), stop);
+      if (!run) {
+        lines.push_back({{"task", spec.name}, {"agent", agent}, {"error", run.error().message}});
+        continue;
+      }
+      const double reached_at = seconds_to(run->curve, target);
+      lines.push_back({{"task", spec.name}, {"workload", dag.summary()}, {"agent", agent},
+                       {"trials", run->task->trials()}, {"search_seconds", std::round(run->seconds)},
+                       {"best_gflops", round1(run->task->best_gflops())},
+                       {"evolutionary_final_gflops", round1(target)},
+                       {"evolutionary_seconds", std::round(evo->seconds)},
+                       {"seconds_to_evolutionary_final", round1(reached_at)},
+                       {"within_half_of_evolutionary_time", reached_at >= 0 && reached_at <= evo->seconds / 2},
+                       // Within measurement noise of the baseline (repeat spread is about 1-2%).
+                       {"seconds_to_99pct_of_evolutionary_final", round1(seconds_to(run->curve, 0.99 * target))},
+                       {"curve", curve_json(run->curve)}, {"threads", 1}});
+    }
+    return lines;
+  });
 }
 
 }  // namespace tessera::bench

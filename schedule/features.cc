@@ -15,6 +15,7 @@ enum Feature : int {
   kTripCount, kVectorLanes, kUnrolled, kParallel, kInnermostExtent, kLoopDepth,
   kLoads, kContiguous, kBroadcast, kStrided, kGathered,
   kBytesTouched, kReuse, kLocalBytes, kIsReduction,
+  kL1Traffic, kL2Traffic, kRegisterTile, kBodyIntensity,
   kPerStoreCount
 };
 
@@ -22,7 +23,12 @@ const char* kPerStoreNames[kPerStoreCount] = {
     "float_add", "float_mul", "float_div", "float_minmax", "float_math", "int_ops",
     "trip_count", "vector_lanes", "unrolled", "parallel", "innermost_extent", "loop_depth",
     "loads", "contiguous", "broadcast", "strided", "gathered",
-    "bytes_touched", "reuse", "local_bytes", "is_reduction"};
+    "bytes_touched", "reuse", "local_bytes", "is_reduction",
+    "l1_traffic", "l2_traffic", "register_tile", "body_intensity"};
+
+// Per-core data cache sizes the traffic estimates assume (this project's AVX-512 machines).
+constexpr double kL1Bytes = 32.0 * 1024;
+constexpr double kL2Bytes = 1024.0 * 1024;
 
 struct LoopContext {
   const StmtNode* loop;
@@ -54,6 +60,7 @@ class Extractor {
       case ExprKind::kLoad:
         f[kLoads] += 1;
         classify_access(e->operands[0], f);
+        accumulator_.push_back(e->name == *store_buffer_);
         return;  // index arithmetic counts through classify_access
       default: break;
     }
@@ -70,17 +77,79 @@ class Extractor {
       else if (stride == 1) f[kContiguous] += 1;
       else f[kStrided] += 1;
     }
+    accesses_.emplace_back();
+    collect_vars(index, &accesses_.back());
     double touched = 4;
     for (const LoopContext& l : loops_) {
-      if (uses_var(index, l.loop->loop_var.get())) touched *= static_cast<double>(l.loop->extent);
+      if (uses(accesses_.back(), l)) touched *= static_cast<double>(l.loop->extent);
     }
     f[kBytesTouched] += touched;
   }
 
+  static bool uses(const std::vector<const ExprNode*>& vars, const LoopContext& l) {
+    return std::find(vars.begin(), vars.end(), l.loop->loop_var.get()) != vars.end();
+  }
+
+  // Cache and register behaviour of one store and its loads (accesses_, store last), in the
+  // spirit of Ansor's reuse features. footprint[d] is the bytes the accesses touch over one
+  // execution of loop d (d = depth: one body execution). Traffic into a cache of size C is
+  // estimated as (executions of the outermost loop whose footprint fits) x (that footprint):
+  // everything below it is reused from the cache, everything above it reloads it.
+  void locality(double* f) {
+    const size_t depth = loops_.size();
+    std::vector<double> footprint(depth + 1, 0.0);
+    for (const auto& vars : accesses_) {
+      double bytes = 4;
+      footprint[depth] += bytes;
+      for (size_t d = depth; d-- > 0;) {
+        if (uses(vars, loops_[d])) bytes *= static_cast<double>(loops_[d].loop->extent);
+        footprint[d] += bytes;
+      }
+    }
+    auto traffic = [&](double cache_bytes) {
+      double outer = 1;
+      for (size_t d = 0; d < depth; ++d) {
+        if (footprint[d] <= cache_bytes) return outer * footprint[d];
+        outer *= static_cast<double>(loops_[d].loop->extent);
+      }
+      return outer * footprint[depth];
+    };
+    f[kL1Traffic] = traffic(kL1Bytes);
+    f[kL2Traffic] = traffic(kL2Bytes);
+    // The register body: the loops inside the innermost serial or parallel loop, which the
+    // backend fully unrolls or vectorizes. Its stored elements are the accumulator tile; its
+    // flops per loaded element are what keeps the FMA units fed.
+    size_t body = depth;
+    while (body > 0 && (loops_[body - 1].loop->for_kind == ForKind::kUnrolled ||
+                        loops_[body - 1].loop->for_kind == ForKind::kVectorized)) {
+      --body;
+    }
+    double body_trips = 1;
+    for (size_t d = body; d < depth; ++d) body_trips *= static_cast<double>(loops_[d].loop->extent);
+    auto body_elements = [&](const std::vector<const ExprNode*>& vars) {
+      double elements = 1;
+      for (size_t d = body; d < depth; ++d) {
+        if (uses(vars, loops_[d])) elements *= static_cast<double>(loops_[d].loop->extent);
+      }
+      return elements;
+    };
+    double loaded = 0;
+    for (size_t a = 0; a + 1 < accesses_.size(); ++a) {
+      if (!accumulator_[a]) loaded += body_elements(accesses_[a]);  // the tile stays in registers
+    }
+    const double flops = f[kFloatAdd] + f[kFloatMul] + f[kFloatDiv] + f[kFloatMinMax] + f[kFloatMath];
+    f[kRegisterTile] = body_elements(accesses_.back());
+    f[kBodyIntensity] = flops * body_trips / std::max(1.0, loaded);
+  }
+
   void store(const StmtNode& s) {
     double f[kPerStoreCount] = {};
+    accesses_.clear();
+    accumulator_.clear();
+    store_buffer_ = &s.buffer;
     count_ops(s.value, f);
-    classify_access(s.index, f);
+    classify_access(s.index, f);  // the store's own access comes last
+    locality(f);
     double trips = 1;
     for (const LoopContext& l : loops_) {
       trips *= static_cast<double>(l.loop->extent);
@@ -140,6 +209,9 @@ class Extractor {
   }
 
   std::vector<LoopContext> loops_;
+  std::vector<std::vector<const ExprNode*>> accesses_;  // variables of each access of a store
+  std::vector<bool> accumulator_;                        // per load: reads the stored buffer
+  const std::string* store_buffer_ = nullptr;
   std::vector<float> pooled_;
   double local_bytes_ = 0;
   int stores_ = 0;

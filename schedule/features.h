@@ -5,7 +5,9 @@
 // count, vectorized lanes, unrolled and parallel extents, innermost extent), its memory
 // accesses (how many, how many are contiguous, broadcast, strided or gathered along the
 // innermost loop, the bytes each touches over the whole nest and their reuse) and the local
-// buffers in scope. Per-store vectors are pooled (sum, weighted by trip count, and max) into a
+// buffers in scope, plus locality: estimated traffic into a 32 KiB L1 and a 1 MiB L2 (from the
+// bytes each loop level touches), the accumulator tile of the unrolled/vectorized register body
+// and its flops per loaded element. Per-store vectors are pooled (sum, weighted by trip count, and max) into a
 // fixed-length vector of log-scaled values, so schedules of any shape compare.
 #pragma once
 

@@ -66,4 +66,17 @@ TEST(Features, SeeVectorizationLocalBuffersAndTiling) {
   EXPECT_NE(features_of(*dag, matmul_hand_schedule(64, 64, 64, other)), hand);
 }
 
+TEST(Features, SeeRegisterTilesAndCacheReuse) {
+  // The hand micro-kernel keeps an 8 x (2 x 16) tile of C in registers and feeds it from 8 + 32
+  // loaded elements per k; the untiled loop nest has no register body and streams B through L1
+  // for every row of C.
+  auto dag = matmul(256, 256, 256);
+  auto plain = features_of(*dag, {});
+  auto hand = features_of(*dag, matmul_hand_schedule(256, 256, 256));
+  EXPECT_NEAR(feature(hand, "max_register_tile"), std::log1p(8.0 * 2 * 16), 1e-4);
+  EXPECT_EQ(feature(plain, "max_register_tile"), std::log1p(1.0f));
+  EXPECT_GT(feature(hand, "max_body_intensity"), feature(plain, "max_body_intensity"));
+  EXPECT_LT(feature(hand, "sum_l1_traffic"), feature(plain, "sum_l1_traffic"));
+}
+
 }  // namespace
