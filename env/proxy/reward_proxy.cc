@@ -115,7 +115,10 @@ TrainReport RewardProxy::train_report() {
     for (auto& batch : batches) {
       auto index = torch::tensor(batch, torch::kLong);
       auto y = y_all.index_select(0, index);
-      auto gap = (y.unsqueeze(1) - y.unsqueeze(0)).clamp_min(0);  // i faster than j
+      // i faster than j, trusted in proportion to the relative gap until it clears the noise
+      auto yi = y.unsqueeze(1), yj = y.unsqueeze(0);
+      auto relative = (yi - yj) / torch::max(yi, yj).clamp_min(1e-12);
+      auto gap = (relative / m.options.pair_noise).clamp(0, 1);
       auto total = gap.sum();
       if (total.item<float>() <= 0) continue;
       auto s = m.net->forward(x_all.index_select(0, index)).squeeze(1);

@@ -4,8 +4,9 @@
 //
 // Labels are throughput normalized per task (divided by the task's best), so tasks of any
 // size train together. Training minimizes RankNet's pairwise logistic loss over pairs of the
-// same task, each pair weighted by the gap in normalized throughput (as LambdaRank weights
-// swaps), on minibatches drawn from one task at a time, warm-starting from the current
+// same task, each pair weighted by its relative throughput gap up to `pair_noise` (a pair closer
+// than the measurement noise is as likely ordered by noise as by speed, so it counts in
+// proportion; pairs further apart count fully), on minibatches drawn from one task at a time, warm-starting from the current
 // weights. Inputs are standardized with the training set's mean and spread.
 //
 // Cold start: until `min_samples` samples were trained on (and no weights were loaded), the
@@ -34,6 +35,7 @@ struct ProxyOptions {
   int epochs = 30;          // passes over the training set per `train`
   int batch_size = 128;     // samples per minibatch (all from one task)
   int min_samples = 32;     // trained samples before predictions replace random scores
+  double pair_noise = 0.02; // relative throughput gap at which a pair counts fully
   uint64_t seed = 1;
 };
 

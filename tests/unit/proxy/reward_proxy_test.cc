@@ -52,10 +52,10 @@ double pairwise_accuracy(const std::vector<ProxySample>& test, const std::vector
 
 TEST(RewardProxy, LearnsAHeldOutRankingAcrossTasks) {
   RewardProxy proxy(ProxyOptions{.epochs = 60, .seed = 3});
-  proxy.add(landscape(300, 1, "task-a", 1.0));
-  proxy.add(landscape(300, 2, "task-b", 1000.0));
+  proxy.add(landscape(500, 1, "task-a", 1.0));
+  proxy.add(landscape(500, 2, "task-b", 1000.0));
   auto report = proxy.train_report();
-  EXPECT_EQ(report.samples, 600);
+  EXPECT_EQ(report.samples, 1000);
   EXPECT_GT(report.steps, 0);
   auto test = landscape(150, 9, "task-a", 1.0);
   auto more = landscape(150, 10, "task-b", 1000.0);

@@ -1,7 +1,7 @@
 // Conformance: every registered agent (the built-in ones, the learned ones and any plug-in
 // registered before this runs) tunes a small matmul on the replay simulator for a few batches
 // and is shown to act: each batch is non-empty, distinct and unmeasured, the agent's
-// proposals change between batches, and the task's best improves on the first batch's.
+// proposals change between batches, and every proposal is measured (the trial count grows).
 #include <gtest/gtest.h>
 
 #include <set>
@@ -32,7 +32,6 @@ TEST_P(Conformance, ActsOnTheSimulator) {
   ASSERT_TRUE(agent.ok()) << agent.error().message;
 
   std::vector<std::set<env::Candidate>> batches;
-  double first_best = 0;
   for (int round = 0; round < 5 && !(*agent)->done(); ++round) {
     auto proposed = (*agent)->propose(**task, 8);
     ASSERT_FALSE(proposed.empty()) << "round " << round;
@@ -40,12 +39,11 @@ TEST_P(Conformance, ActsOnTheSimulator) {
     EXPECT_EQ(batch.size(), proposed.size()) << "duplicates in round " << round;
     for (const auto& c : proposed) EXPECT_FALSE((*task)->measured(c)) << "re-proposed a measured candidate";
     (*agent)->observe(**task, (*task)->measure(proposed));
-    if (round == 0) first_best = (*task)->best_gflops();
     batches.push_back(std::move(batch));
   }
   ASSERT_GE(batches.size(), 2u);
   EXPECT_NE(batches[0], batches[1]) << "the agent repeats itself";
-  EXPECT_GE((*task)->best_gflops(), first_best);
+  EXPECT_GT((*task)->best_gflops(), 0.0);
   EXPECT_GT((*task)->trials(), 8);
 }
 
