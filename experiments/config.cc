@@ -226,7 +226,7 @@ Result<TuneConfig> load_config(const std::string& path, const std::vector<std::s
   }
 
   if (const YAML::Node p = root["proxy"]) {
-    if (auto ok = r.only_keys(p, "proxy", {"hidden", "epochs", "min_samples", "learning_rate", "weights"}); !ok) {
+    if (auto ok = r.only_keys(p, "proxy", {"hidden", "epochs", "min_samples", "learning_rate", "pair_noise", "weights"}); !ok) {
       return ok.error();
     }
     if (const YAML::Node h = p["hidden"]) {
@@ -241,6 +241,7 @@ Result<TuneConfig> load_config(const std::string& path, const std::vector<std::s
     if (p["epochs"]) TRY_ASSIGN(c.proxy.epochs, r.integer(p["epochs"], "proxy.epochs", 1));
     if (p["min_samples"]) TRY_ASSIGN(c.proxy.min_samples, r.integer(p["min_samples"], "proxy.min_samples", 2));
     if (p["learning_rate"]) TRY_ASSIGN(c.proxy.learning_rate, r.number(p["learning_rate"], "proxy.learning_rate", 1e-9));
+    if (p["pair_noise"]) TRY_ASSIGN(c.proxy.pair_noise, r.number(p["pair_noise"], "proxy.pair_noise", 1e-6));
     if (p["weights"]) TRY_ASSIGN(c.proxy.weights, r.text(p["weights"], "proxy.weights"));
   }
 
@@ -279,7 +280,8 @@ nlohmann::json resolved_config(const TuneConfig& c) {
   nlohmann::json tasks = nlohmann::json::array();
   for (const TaskSpec& t : c.tasks) tasks.push_back({{"name", t.name}, {"op", t.op}, {"params", t.params}});
   nlohmann::json proxy = {{"hidden", c.proxy.hidden}, {"epochs", c.proxy.epochs},
-                          {"min_samples", c.proxy.min_samples}, {"learning_rate", c.proxy.learning_rate}};
+                          {"min_samples", c.proxy.min_samples}, {"learning_rate", c.proxy.learning_rate},
+                          {"pair_noise", c.proxy.pair_noise}};
   if (!c.proxy.weights.empty()) proxy["weights"] = c.proxy.weights;
   const auto& o = c.measure;
   return {{"run_dir", c.run_dir},

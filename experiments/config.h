@@ -37,6 +37,7 @@ struct ProxySpec {
   int64_t epochs = 30;
   int64_t min_samples = 32;
   double learning_rate = 1e-3;
+  double pair_noise = 0.02;                // relative gap at which a training pair counts fully
   std::string weights;                     // pretrained weights to start from; empty: random start
 };
 

@@ -191,6 +191,7 @@ int run_proxy_eval(const std::vector<std::string>& args) {
   env::ProxyOptions po;
   po.hidden = config->proxy.hidden;
   po.learning_rate = config->proxy.learning_rate;
+  po.pair_noise = config->proxy.pair_noise;
   po.epochs = o.epochs;
   po.min_samples = 2;
   po.seed = o.seed;

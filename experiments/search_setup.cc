@@ -15,6 +15,7 @@ Result<std::shared_ptr<env::CostModel>> make_cost_model(const ProxySpec& spec, u
   options.epochs = static_cast<int>(spec.epochs);
   options.min_samples = static_cast<int>(spec.min_samples);
   options.learning_rate = spec.learning_rate;
+  options.pair_noise = spec.pair_noise;
   options.seed = seed;
   auto proxy = std::make_shared<env::RewardProxy>(options);
   if (!spec.weights.empty()) {
