@@ -90,12 +90,12 @@ class Extractor {
     return std::find(vars.begin(), vars.end(), l.loop->loop_var.get()) != vars.end();
   }
 
-  // Cache and register behaviour of one store and its loads (accesses_, store last), in the
-  // spirit of Ansor's reuse features. footprint[d] is the bytes the accesses touch over one
-  // execution of loop d (d = depth: one body execution). Traffic into a cache of size C is
-  // estimated as (executions of the outermost loop whose footprint fits) x (that footprint):
-  // everything below it is reused from the cache, everything above it reloads it.
-  void locality(double* f) {
+  // Traffic into the caches for one store and its loads (accesses_, store last), in the spirit
+  // of Ansor's reuse features. footprint[d] is the bytes the accesses touch over one execution
+  // of loop d (d = depth: one body execution). Traffic into a cache of size C is estimated as
+  // (executions of the outermost loop whose footprint fits) x (that footprint): everything
+  // below it is reused from the cache, everything above it reloads it.
+  void cache_traffic(double* f) const {
     const size_t depth = loops_.size();
     std::vector<double> footprint(depth + 1, 0.0);
     for (const auto& vars : accesses_) {
@@ -116,16 +116,18 @@ class Extractor {
     };
     f[kL1Traffic] = traffic(kL1Bytes);
     f[kL2Traffic] = traffic(kL2Bytes);
-    // The register body: the loops inside the innermost serial or parallel loop, which the
-    // backend fully unrolls or vectorizes. Its stored elements are the accumulator tile; its
-    // flops per loaded element are what keeps the FMA units fed.
+  }
+
+  // The register body: the loops inside the innermost serial or parallel loop, which the
+  // backend fully unrolls or vectorizes. Its stored elements are the accumulator tile; its
+  // flops per loaded element (accumulator reads excluded) are what keeps the FMA units fed.
+  void register_body(double* f) const {
+    const size_t depth = loops_.size();
     size_t body = depth;
     while (body > 0 && (loops_[body - 1].loop->for_kind == ForKind::kUnrolled ||
                         loops_[body - 1].loop->for_kind == ForKind::kVectorized)) {
       --body;
     }
-    double body_trips = 1;
-    for (size_t d = body; d < depth; ++d) body_trips *= static_cast<double>(loops_[d].loop->extent);
     auto body_elements = [&](const std::vector<const ExprNode*>& vars) {
       double elements = 1;
       for (size_t d = body; d < depth; ++d) {
@@ -133,9 +135,10 @@ class Extractor {
       }
       return elements;
     };
-    double loaded = 0;
+    double body_trips = 1, loaded = 0;
+    for (size_t d = body; d < depth; ++d) body_trips *= static_cast<double>(loops_[d].loop->extent);
     for (size_t a = 0; a + 1 < accesses_.size(); ++a) {
-      if (!accumulator_[a]) loaded += body_elements(accesses_[a]);  // the tile stays in registers
+      if (!accumulator_[a]) loaded += body_elements(accesses_[a]);
     }
     const double flops = f[kFloatAdd] + f[kFloatMul] + f[kFloatDiv] + f[kFloatMinMax] + f[kFloatMath];
     f[kRegisterTile] = body_elements(accesses_.back());
@@ -149,7 +152,8 @@ class Extractor {
     store_buffer_ = &s.buffer;
     count_ops(s.value, f);
     classify_access(s.index, f);  // the store's own access comes last
-    locality(f);
+    cache_traffic(f);
+    register_body(f);
     double trips = 1;
     for (const LoopContext& l : loops_) {
       trips *= static_cast<double>(l.loop->extent);
