@@ -40,6 +40,7 @@ using AgentParams = std::map<std::string, double>;
 struct AgentContext {
   uint64_t seed = 1;
   std::shared_ptr<env::CostModel> cost_model;  // set for agents that need one
+  std::string state_dir;  // where an agent may keep what it learned across a resumed run; may be empty
 };
 
 struct AgentEntry {

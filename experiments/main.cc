@@ -23,8 +23,9 @@ struct Command {
 const Command kCommands[] = {
     {"tune", "tessera tune CONFIG [--set key.path=value ...]",
      "Run the tuning experiment CONFIG describes (see configs/README.md). Progress goes to stderr;\n"
-     "the run directory gets config.yaml, records.jsonl, curve.csv, curve.svg, summary.json and\n"
-     "run.log. Rerunning with the same run directory resumes from its records. --set overrides a\n"
+     "the run directory gets config.yaml, records.jsonl, curve.csv, curve.svg, summary.json,\n"
+     "run.log, proxy.pt (the learned proxy) and agent_state/ (harl's PPO agents). Rerunning with\n"
+     "the same run directory resumes from its records and agent state. --set overrides a\n"
      "config value (it wins over the file, which wins over the defaults), e.g.\n"
      "--set budget.trials=50 --set tasks.0.params.m=256."},
     {"validate", "tessera validate CONFIG [--set key.path=value ...]",

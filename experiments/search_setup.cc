@@ -31,9 +31,10 @@ bool needs_cost_model(const SearchSpec& spec) {
 }
 
 Result<std::unique_ptr<agents::SearchAgent>> make_agent(const SearchSpec& spec, uint64_t seed,
-                                                        std::shared_ptr<env::CostModel> model) {
+                                                        std::shared_ptr<env::CostModel> model,
+                                                        const std::string& state_dir) {
   register_all_agents();
-  agents::AgentContext context{seed, std::move(model)};
+  agents::AgentContext context{seed, std::move(model), state_dir};
   return agents::make_agent(spec.agent, spec.params, context);
 }
 

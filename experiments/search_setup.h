@@ -21,9 +21,11 @@ Result<std::shared_ptr<env::CostModel>> make_cost_model(const ProxySpec& spec, u
 // True when the config's agent ranks candidates with a cost model.
 bool needs_cost_model(const SearchSpec& spec);
 
-// The config's agent, seeded; `model` is handed to agents that need one.
+// The config's agent, seeded; `model` is handed to agents that need one, `state_dir` to agents
+// that keep learned state across a resumed run (empty: none is kept).
 Result<std::unique_ptr<agents::SearchAgent>> make_agent(const SearchSpec& spec, uint64_t seed,
-                                                        std::shared_ptr<env::CostModel> model);
+                                                        std::shared_ptr<env::CostModel> model,
+                                                        const std::string& state_dir = "");
 
 // Saves the model if it is a RewardProxy that has learned something (for transfer).
 Result<void> save_cost_model(const env::CostModel& model, const std::string& path);

@@ -101,7 +101,7 @@ int run_tune(const TuneConfig& config) {
       log.say("[" + spec.name + "] resuming: " + std::to_string(restored) + " trials restored from " +
               records_path + format(", best %.1f GFLOP/s, %.0f s spent", tuning.best_gflops(), spent_before));
     }
-    auto agent = make_agent(config.search, config.seed + t, model);
+    auto agent = make_agent(config.search, config.seed + t, model, (dir / "agent_state" / spec.name).string());
     if (!agent) {
       log.say("tessera tune: " + agent.error().message);
       return 1;

@@ -2,6 +2,7 @@
 #include "agents/rl/harl_search.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "agents/batch.h"
 #include "env/task_env.h"
@@ -37,14 +38,38 @@ env::Candidate HarlSearch::start_for(const env::TuningTask& task, int sketch) {
   return task.sample(rng_, sketch);
 }
 
-PpoAgent& HarlSearch::agent_for(const env::TuningTask& task, int sketch, int observation_size, int actions) {
+std::string HarlSearch::state_path(int sketch) const {
+  return (std::filesystem::path(options_.state_dir) / ("ppo_sketch" + std::to_string(sketch) + ".pt")).string();
+}
+
+PpoAgent& HarlSearch::agent_for(int sketch, int observation_size, int actions) {
   auto it = agents_.find(sketch);
   if (it == agents_.end()) {
     PpoOptions o = options_.ppo;
     o.seed = rng_();
     it = agents_.emplace(sketch, PpoAgent(observation_size, actions, o)).first;
+    if (!options_.state_dir.empty() && std::filesystem::exists(state_path(sketch))) {
+      if (auto loaded = it->second.load(state_path(sketch)); loaded) ++restored_agents_;
+      else state_errors_.push_back(loaded.error().message);
+    }
   }
   return it->second;
+}
+
+void HarlSearch::save_agents() {
+  if (options_.state_dir.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(options_.state_dir, ec);
+  for (const auto& [sketch, agent] : agents_) {
+    // Written beside and renamed, so a run killed mid-write keeps the previous file.
+    const std::string path = state_path(sketch), partial = path + ".partial";
+    if (auto saved = agent.save(partial); !saved) {
+      state_errors_.push_back(saved.error().message);
+      continue;
+    }
+    std::filesystem::rename(partial, path, ec);
+    if (ec) state_errors_.push_back(path + ": " + ec.message());
+  }
 }
 
 std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int count) {
@@ -69,7 +94,7 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
     if (!info.valid) std::tie(observation, info) = env.reset(rng_(), sketch);
     if (!info.valid) continue;
     visited.emplace(info.candidate, info.score);
-    PpoAgent& agent = agent_for(task, sketch, env.observation_size(sketch), env.action_count(sketch));
+    PpoAgent& agent = agent_for(sketch, env.observation_size(sketch), env.action_count(sketch));
     const double start_score = info.score;
     double best = start_score;
     int last_gain = 0, steps = 0;
@@ -101,6 +126,7 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
     improving += steps > 0 && last_gain == steps && steps >= s.trajectory_length;
   }
   for (auto& [sketch, agent] : agents_) agent.update();
+  save_agents();
   round_.visited = static_cast<int>(visited.size());
   round_.gain_per_step = round_.steps ? gain_sum / round_.steps : 0.0;
   round_.share_still_improving = round_.trajectories ? static_cast<double>(improving) / round_.trajectories : 0.0;

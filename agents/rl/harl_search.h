@@ -14,6 +14,10 @@
 // `observe` rewards the bandit per sketch with the best measured throughput of its candidates
 // relative to the task's best before the round, and tells the exploration whether random
 // picks beat the model's.
+//
+// With a `state_dir`, each sketch's PPO agent is saved there after every update and restored
+// from there when first needed, so a resumed tuning run keeps what its agents learned (the
+// proxy retrains from the records; the bandit and exploration settings adapt afresh).
 #pragma once
 
 #include <map>
@@ -36,6 +40,7 @@ struct HarlOptions {
   double bandit_c = 0.5;
   double start_from_best = 0.7;
   PpoOptions ppo;
+  std::string state_dir;  // empty: agents are not kept
 };
 
 struct HarlRound {
@@ -54,10 +59,15 @@ class HarlSearch : public SearchAgent {
   const HarlRound& last_round() const { return round_; }
   const SlidingWindowUcb* bandit() const { return bandit_.get(); }
   const AdaptiveExploration& exploration() const { return exploration_; }
+  int restored_agents() const { return restored_agents_; }
+  // Agent files that could not be read or written (the agent then starts afresh / goes unsaved).
+  const std::vector<std::string>& state_errors() const { return state_errors_; }
 
  private:
   env::Candidate start_for(const env::TuningTask& task, int sketch);
-  PpoAgent& agent_for(const env::TuningTask& task, int sketch, int observation_size, int actions);
+  PpoAgent& agent_for(int sketch, int observation_size, int actions);
+  std::string state_path(int sketch) const;
+  void save_agents();
 
   ModelFeeder feeder_;
   std::mt19937_64 rng_;
@@ -68,6 +78,8 @@ class HarlSearch : public SearchAgent {
   std::set<env::Candidate> random_picks_;   // of the last batch
   double best_before_ = 0;                  // task's best throughput before the last batch
   HarlRound round_;
+  int restored_agents_ = 0;
+  std::vector<std::string> state_errors_;
 };
 
 }  // namespace tessera::agents::rl

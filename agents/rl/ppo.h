@@ -6,14 +6,18 @@
 // passes of shuffled minibatches of the clipped PPO objective (plus a value loss and an entropy
 // bonus). Observations are standardized with running statistics. Defaults follow the issue:
 // clip 0.2, λ 0.95, γ 0.9, two hidden layers of 128 units. Sampling uses the agent's own
-// seeded generator, so runs repeat.
+// seeded generator, so runs repeat. `save` / `load` keep the networks, the optimizer's moments
+// and the observation statistics together, so a resumed run continues where it stopped.
 //
 // The header is torch-free: agents/rl/ is the only agents code that links LibTorch.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
+
+#include "schedule/result.h"
 
 namespace tessera::agents::rl {
 
@@ -65,6 +69,11 @@ class PpoAgent {
   // Learns from the closed trajectories and forgets them.
   PpoUpdate update();
   size_t recorded() const;
+
+  // Writes the learned state to `path`; `load` refuses a file of another observation or action
+  // size, or not a PPO file, by name and leaves the agent as it was.
+  Result<void> save(const std::string& path) const;
+  Result<void> load(const std::string& path);
 
  private:
   struct Impl;

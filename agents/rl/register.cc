@@ -21,8 +21,9 @@ std::vector<AgentParam> harl_params() {
           {"bandit_c", Kind::kNumber, 0, 0.5, "the bandit's exploration constant"}};
 }
 
-HarlOptions harl_options(const AgentParams& p, bool adaptive) {
+HarlOptions harl_options(const AgentParams& p, const AgentContext& c, bool adaptive) {
   HarlOptions o;
+  o.state_dir = c.state_dir;
   o.exploration.trajectories = static_cast<int>(p.at("trajectories"));
   o.exploration.trajectory_length = static_cast<int>(p.at("trajectory_length"));
   o.exploration.patience = static_cast<int>(p.at("patience"));
@@ -42,12 +43,12 @@ void register_rl_agents() {
     register_agent({"harl",
                     "hierarchical RL: UCB sketch bandit, PPO knob agents on the proxy, adaptive exploration",
                     harl_params(), true, [](const AgentParams& p, const AgentContext& c) {
-                      return std::make_unique<HarlSearch>(c.cost_model, c.seed, harl_options(p, true));
+                      return std::make_unique<HarlSearch>(c.cost_model, c.seed, harl_options(p, c, true));
                     }});
     register_agent({"harl_fixed",
                     "harl with fixed exploration settings (ablation baseline)", harl_params(), true,
                     [](const AgentParams& p, const AgentContext& c) {
-                      return std::make_unique<HarlSearch>(c.cost_model, c.seed, harl_options(p, false));
+                      return std::make_unique<HarlSearch>(c.cost_model, c.seed, harl_options(p, c, false));
                     }});
   });
 }

@@ -2,9 +2,10 @@
 // ±1 edit per step (edges masked), rewarded by the change in -(squared distance to a target).
 // Within a fixed budget of episodes the greedy policy must walk from random starts to states
 // of at least 95% of the optimum's quality. Also: masked actions are never taken, and the
-// same seed gives the same learning run.
+// same seed gives the same learning run, and a saved agent loads into a fresh one intact.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 
 #include "agents/rl/ppo.h"
@@ -51,6 +52,17 @@ Toy random_start(std::mt19937_64& rng) {
   return t;
 }
 
+// The greedy policy's mean final quality over 30 starts.
+double evaluate(PpoAgent& agent, std::mt19937_64& rng) {
+  double total = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    Toy t = random_start(rng);
+    for (int s = 0; s < kSteps; ++s) t.apply(agent.act(t.observation(), t.mask(), /*greedy=*/true).action);
+    total += quality(t);
+  }
+  return total / 30;
+}
+
 // Trains for `episodes` and returns the greedy policy's mean final quality over 30 starts.
 double train_and_evaluate(PpoAgent& agent, int episodes, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -67,19 +79,43 @@ double train_and_evaluate(PpoAgent& agent, int episodes, uint64_t seed) {
     agent.end_trajectory(agent.value(t.observation()));
     if ((e + 1) % 8 == 0) agent.update();
   }
-  double total = 0;
-  for (int trial = 0; trial < 30; ++trial) {
-    Toy t = random_start(rng);
-    for (int s = 0; s < kSteps; ++s) t.apply(agent.act(t.observation(), t.mask(), /*greedy=*/true).action);
-    total += quality(t);
-  }
-  return total / 30;
+  return evaluate(agent, rng);
 }
 
-TEST(Ppo, ReachesNinetyFivePercentOfAToyLandscapesOptimum) {
+TEST(Ppo, ReachesNinetyFivePercentOfAToyLandscapesOptimumAndKeepsItThroughSaveAndLoad) {
   PpoAgent agent(kKnobs, kActions, PpoOptions{.learning_rate = 1e-3, .seed = 4});
   double q = train_and_evaluate(agent, 400, 9);
   EXPECT_GE(q, 0.95) << "mean greedy final quality after 400 episodes";
+
+  // A fresh agent of another seed that loads the file acts as the trained one did.
+  const std::string path = ::testing::TempDir() + "ppo_toy.pt";
+  ASSERT_TRUE(agent.save(path).ok());
+  PpoAgent fresh(kKnobs, kActions, PpoOptions{.learning_rate = 1e-3, .seed = 77});
+  std::mt19937_64 probe(5);
+  EXPECT_LT(evaluate(fresh, probe), 0.95) << "an untrained agent should not already be good";
+  auto loaded = fresh.load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  std::mt19937_64 rng_a(6), rng_b(6);
+  EXPECT_EQ(evaluate(fresh, rng_b), evaluate(agent, rng_a));
+  EXPECT_EQ(fresh.value({0.5f, 0.5f, 0.5f}), agent.value({0.5f, 0.5f, 0.5f}));
+}
+
+TEST(Ppo, LoadRefusesAnotherSpaceOrAnotherFileByName) {
+  const std::string path = ::testing::TempDir() + "ppo_small.pt";
+  PpoAgent small(2, 3);
+  ASSERT_TRUE(small.save(path).ok());
+  PpoAgent other(kKnobs, kActions);
+  auto refused = other.load(path);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find(path), std::string::npos);
+  EXPECT_NE(refused.error().message.find("another space"), std::string::npos);
+  const std::string junk = ::testing::TempDir() + "ppo_junk.pt";
+  std::FILE* f = std::fopen(junk.c_str(), "w");
+  std::fputs("not a model", f);
+  std::fclose(f);
+  auto bad = other.load(junk);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("not a Tessera PPO agent file"), std::string::npos);
 }
 
 TEST(Ppo, SameSeedSameRun) {
