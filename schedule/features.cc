@@ -15,7 +15,7 @@ enum Feature : int {
   kTripCount, kVectorLanes, kUnrolled, kParallel, kInnermostExtent, kLoopDepth,
   kLoads, kContiguous, kBroadcast, kStrided, kGathered,
   kBytesTouched, kReuse, kLocalBytes, kIsReduction,
-  kL1Traffic, kL2Traffic, kRegisterTile, kBodyIntensity,
+  kL1Traffic, kL2Traffic, kRegisterTile, kBodyIntensity, kBodyOps,
   kPerStoreCount
 };
 
@@ -24,7 +24,7 @@ const char* kPerStoreNames[kPerStoreCount] = {
     "trip_count", "vector_lanes", "unrolled", "parallel", "innermost_extent", "loop_depth",
     "loads", "contiguous", "broadcast", "strided", "gathered",
     "bytes_touched", "reuse", "local_bytes", "is_reduction",
-    "l1_traffic", "l2_traffic", "register_tile", "body_intensity"};
+    "l1_traffic", "l2_traffic", "register_tile", "body_intensity", "body_ops"};
 
 // Per-core data cache sizes the traffic estimates assume (this project's AVX-512 machines).
 constexpr double kL1Bytes = 32.0 * 1024;
@@ -143,6 +143,7 @@ class Extractor {
     const double flops = f[kFloatAdd] + f[kFloatMul] + f[kFloatDiv] + f[kFloatMinMax] + f[kFloatMath];
     f[kRegisterTile] = body_elements(accesses_.back());
     f[kBodyIntensity] = flops * body_trips / std::max(1.0, loaded);
+    f[kBodyOps] = flops * body_trips;
   }
 
   void store(const StmtNode& s) {

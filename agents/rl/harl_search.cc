@@ -23,7 +23,8 @@ HarlSearch::HarlSearch(std::shared_ptr<env::CostModel> model, uint64_t seed, Har
     : feeder_(std::move(model)), rng_(seed), options_(std::move(options)),
       exploration_(options_.exploration, options_.adaptive) {}
 
-env::Candidate HarlSearch::start_for(const env::TuningTask& task, int sketch) {
+env::Candidate HarlSearch::start_for(const env::TuningTask& task, int sketch, Pools& pools,
+                                     std::map<env::Candidate, double>& visited) {
   std::vector<const env::Measurement*> bests;
   for (const auto& [c, m] : task.measurements()) {
     if (c.sketch == sketch && m.ok()) bests.push_back(&m);
@@ -35,7 +36,22 @@ env::Candidate HarlSearch::start_for(const env::TuningTask& task, int sketch) {
                       [](auto* a, auto* b) { return a->seconds() < b->seconds(); });
     return bests[std::uniform_int_distribution<size_t>(0, top - 1)(rng_)]->candidate;
   }
-  return task.sample(rng_, sketch);
+  auto [pool, fresh] = pools.try_emplace(sketch);
+  if (fresh) {
+    std::vector<env::Candidate> drawn;
+    for (int i = 0; i < options_.start_pool; ++i) drawn.push_back(task.sample(rng_, sketch));
+    std::vector<float> scores = feeder_.score(task, drawn);
+    for (size_t i = 0; i < drawn.size(); ++i) {
+      if (scores[i] == kUnscorable) continue;
+      pool->second.emplace_back(scores[i], drawn[i]);
+      visited.emplace(drawn[i], scores[i]);
+    }
+    std::sort(pool->second.begin(), pool->second.end());
+  }
+  if (pool->second.empty()) return task.sample(rng_, sketch);
+  env::Candidate start = pool->second.back().second;
+  pool->second.pop_back();
+  return start;
 }
 
 std::string HarlSearch::state_path(int sketch) const {
@@ -86,11 +102,12 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
   env::TaskEnv env(task, feeder_.model(), env_options);
 
   std::map<env::Candidate, double> visited;
+  Pools pools;
   double gain_sum = 0;
   int improving = 0;
   for (int t = 0; t < s.trajectories; ++t) {
     const int sketch = bandit_->select(rng_);
-    auto [observation, info] = env.reset(rng_(), start_for(task, sketch));
+    auto [observation, info] = env.reset(rng_(), start_for(task, sketch, pools, visited));
     if (!info.valid) std::tie(observation, info) = env.reset(rng_(), sketch);
     if (!info.valid) continue;
     visited.emplace(info.candidate, info.score);

@@ -3,14 +3,16 @@
 // Each round (one `propose`):
 //   1. the shared cost model learns from the measurements it has not seen;
 //   2. for each trajectory, a sliding-window UCB bandit picks a sketch; the trajectory starts
-//      from one of that sketch's measured bests (with probability `start_from_best`) or a
-//      random candidate, and the sketch's PPO agent edits one knob per step in the TaskEnv,
+//      from one of that sketch's measured bests (with probability `start_from_best`) or from
+//      the best-scored unused candidate of a pool of `start_pool` random ones of that sketch
+//      (screened by the proxy, as Ansor seeds its population), and the sketch's PPO agent
+//      edits one knob per step in the TaskEnv,
 //      rewarded by the change in the proxy's score; it stops after `patience` steps without
 //      a gain or at the length limit;
 //   3. the PPO agents update on their trajectories; the exploration settings adapt to the
 //      observed gain (AdaptiveExploration);
-//   4. the batch is the best-scored distinct unmeasured candidates the trajectories visited,
-//      plus an ε share of random ones.
+//   4. the batch is the best-scored distinct unmeasured candidates the trajectories visited
+//      (the screened pools included), plus an ε share of random ones.
 // `observe` rewards the bandit per sketch with the best measured throughput of its candidates
 // relative to the task's best before the round, and tells the exploration whether random
 // picks beat the model's.
@@ -39,6 +41,7 @@ struct HarlOptions {
   int bandit_window = 64;
   double bandit_c = 0.5;
   double start_from_best = 0.7;
+  int start_pool = 128;  // random candidates the proxy screens per sketch and round for fresh starts
   PpoOptions ppo;
   std::string state_dir;  // empty: agents are not kept
 };
@@ -64,7 +67,10 @@ class HarlSearch : public SearchAgent {
   const std::vector<std::string>& state_errors() const { return state_errors_; }
 
  private:
-  env::Candidate start_for(const env::TuningTask& task, int sketch);
+  // Scored candidates of one round: the screened start pools, per sketch, best last.
+  using Pools = std::map<int, std::vector<std::pair<double, env::Candidate>>>;
+  env::Candidate start_for(const env::TuningTask& task, int sketch, Pools& pools,
+                           std::map<env::Candidate, double>& visited);
   PpoAgent& agent_for(int sketch, int observation_size, int actions);
   std::string state_path(int sketch) const;
   void save_agents();

@@ -17,6 +17,7 @@ std::vector<AgentParam> harl_params() {
           {"patience", Kind::kInteger, 1, 4, "steps without a predicted gain before a trajectory stops"},
           {"eps_greedy", Kind::kProbability, 0, 0.05, "share of each batch drawn at random (start value)"},
           {"start_from_best", Kind::kProbability, 0, 0.7, "chance a trajectory starts at a measured best"},
+          {"start_pool", Kind::kInteger, 1, 128, "random candidates the proxy screens per sketch and round for other starts"},
           {"bandit_window", Kind::kInteger, 1, 64, "plays the sketch bandit remembers"},
           {"bandit_c", Kind::kNumber, 0, 0.5, "the bandit's exploration constant"}};
 }
@@ -29,6 +30,7 @@ HarlOptions harl_options(const AgentParams& p, const AgentContext& c, bool adapt
   o.exploration.patience = static_cast<int>(p.at("patience"));
   o.exploration.epsilon = p.at("eps_greedy");
   o.start_from_best = p.at("start_from_best");
+  o.start_pool = static_cast<int>(p.at("start_pool"));
   o.bandit_window = static_cast<int>(p.at("bandit_window"));
   o.bandit_c = p.at("bandit_c");
   o.adaptive = adaptive;
