@@ -67,7 +67,7 @@ class Extractor {
     for (const Expr& op : e->operands) count_ops(op, f);
   }
 
-  // Stride along the innermost loop, and the bytes one access pattern touches over the nest.
+  // Stride along the innermost loop; the access's loop variables are kept for cache_traffic.
   void classify_access(const Expr& index, double* f) {
     if (!loops_.empty()) {
       const ExprNode* inner = loops_.back().loop->loop_var.get();
@@ -79,11 +79,6 @@ class Extractor {
     }
     accesses_.emplace_back();
     collect_vars(index, &accesses_.back());
-    double touched = 4;
-    for (const LoopContext& l : loops_) {
-      if (uses(accesses_.back(), l)) touched *= static_cast<double>(l.loop->extent);
-    }
-    f[kBytesTouched] += touched;
   }
 
   static bool uses(const std::vector<const ExprNode*>& vars, const LoopContext& l) {
@@ -114,6 +109,7 @@ class Extractor {
       }
       return outer * footprint[depth];
     };
+    f[kBytesTouched] = footprint[0];  // over the whole nest
     f[kL1Traffic] = traffic(kL1Bytes);
     f[kL2Traffic] = traffic(kL2Bytes);
   }
