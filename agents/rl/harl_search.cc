@@ -144,6 +144,7 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
   }
   for (auto& [sketch, agent] : agents_) agent.update();
   save_agents();
+  round_.climbed = hill_climb(task, feeder_, visited, options_.climb).scored;
   round_.visited = static_cast<int>(visited.size());
   round_.gain_per_step = round_.steps ? gain_sum / round_.steps : 0.0;
   round_.share_still_improving = round_.trajectories ? static_cast<double>(improving) / round_.trajectories : 0.0;

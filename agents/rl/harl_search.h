@@ -11,8 +11,10 @@
 //      a gain or at the length limit;
 //   3. the PPO agents update on their trajectories; the exploration settings adapt to the
 //      observed gain (AdaptiveExploration);
-//   4. the batch is the best-scored distinct unmeasured candidates the trajectories visited
-//      (the screened pools included), plus an ε share of random ones.
+//   4. greedy climbs on the proxy (hill_climb.h) from the best-scored candidates seen score
+//      the one-move neighbourhoods the trajectories ended in;
+//   5. the batch is the best-scored distinct unmeasured candidates the trajectories and climbs
+//      visited (the screened pools included), plus an ε share of random ones.
 // `observe` rewards the bandit per sketch with the best measured throughput of its candidates
 // relative to the task's best before the round, and tells the exploration whether random
 // picks beat the model's.
@@ -28,6 +30,7 @@
 #include <set>
 
 #include "agents/adaptive_exploration.h"
+#include "agents/hill_climb.h"
 #include "agents/model_feeder.h"
 #include "agents/rl/ppo.h"
 #include "agents/search_agent.h"
@@ -42,12 +45,14 @@ struct HarlOptions {
   double bandit_c = 0.5;
   double start_from_best = 0.7;
   int start_pool = 128;  // random candidates the proxy screens per sketch and round for fresh starts
+  HillClimbOptions climb;
   PpoOptions ppo;
   std::string state_dir;  // empty: agents are not kept
 };
 
 struct HarlRound {
   int trajectories = 0, steps = 0, visited = 0;
+  int climbed = 0;  // candidates the climbs scored
   double gain_per_step = 0, share_still_improving = 0;
   ExplorationSettings settings;  // those the round ran with
 };
