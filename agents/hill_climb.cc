@@ -1,23 +1,25 @@
 // Greedy ascent on the cost model (see hill_climb.h).
 #include "agents/hill_climb.h"
 
-#include <algorithm>
-#include <vector>
-
 namespace tessera::agents {
 
-HillClimbStats hill_climb(const env::TuningTask& task, ModelFeeder& feeder,
-                          std::map<env::Candidate, double>& scored, const HillClimbOptions& options) {
-  std::vector<std::pair<double, env::Candidate>> starts(scored.size());
-  std::transform(scored.begin(), scored.end(), starts.begin(), [](const auto& e) { return std::pair{e.second, e.first}; });
-  const size_t count = std::min(starts.size(), static_cast<size_t>(std::max(0, options.starts)));
-  std::partial_sort(starts.begin(), starts.begin() + static_cast<long>(count), starts.end(),
-                    [](const auto& a, const auto& b) { return a.first > b.first; });
-
+HillClimbStats hill_climb(const env::TuningTask& task, ModelFeeder& feeder, const std::vector<env::Candidate>& starts,
+                          int steps, std::map<env::Candidate, double>& scored) {
   HillClimbStats stats;
-  for (size_t s = 0; s < count; ++s) {
-    auto [score, at] = starts[s];
-    for (int step = 0; step < options.steps; ++step) {
+  std::vector<env::Candidate> unscored;
+  for (const env::Candidate& c : starts) {
+    if (!scored.count(c)) unscored.push_back(c);
+  }
+  const std::vector<float> start_scores = feeder.score(task, unscored);
+  for (size_t i = 0; i < unscored.size(); ++i) {
+    if (start_scores[i] != kUnscorable) scored.emplace(unscored[i], start_scores[i]);
+  }
+  for (const env::Candidate& start : starts) {
+    auto known = scored.find(start);
+    if (known == scored.end()) continue;
+    env::Candidate at = start;
+    double score = known->second;
+    for (int step = 0; step < steps; ++step) {
       std::vector<env::Candidate> neighbours, fresh;
       for (schedule::KnobValues& values : task.sketch(at).knobs.neighbours(at.knobs)) {
         env::Candidate next{at.sketch, std::move(values)};
@@ -32,8 +34,8 @@ HillClimbStats hill_climb(const env::TuningTask& task, ModelFeeder& feeder,
       const env::Candidate* best = nullptr;
       double best_score = score;
       for (const env::Candidate& n : neighbours) {
-        auto known = scored.find(n);
-        if (known != scored.end() && known->second > best_score) best_score = known->second, best = &n;
+        auto seen = scored.find(n);
+        if (seen != scored.end() && seen->second > best_score) best_score = seen->second, best = &n;
       }
       if (!best) break;  // a local optimum of the model
       at = *best, score = best_score;

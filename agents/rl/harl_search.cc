@@ -17,6 +17,21 @@ double best_throughput(const env::TuningTask& task) {
   return task.best() ? task.best()->throughput() : 0.0;
 }
 
+// The `n` fastest correctly measured candidates, fastest first: of one sketch, or of all when
+// `sketch` is negative.
+std::vector<env::Candidate> fastest_measured(const env::TuningTask& task, size_t n, int sketch = -1) {
+  std::vector<const env::Measurement*> ok;
+  for (const auto& [c, m] : task.measurements()) {
+    if (m.ok() && (sketch < 0 || c.sketch == sketch)) ok.push_back(&m);
+  }
+  n = std::min(n, ok.size());
+  std::partial_sort(ok.begin(), ok.begin() + static_cast<long>(n), ok.end(),
+                    [](auto* a, auto* b) { return a->seconds() < b->seconds(); });
+  std::vector<env::Candidate> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(ok[i]->candidate);
+  return out;
+}
+
 }  // namespace
 
 HarlSearch::HarlSearch(std::shared_ptr<env::CostModel> model, uint64_t seed, HarlOptions options)
@@ -25,16 +40,10 @@ HarlSearch::HarlSearch(std::shared_ptr<env::CostModel> model, uint64_t seed, Har
 
 env::Candidate HarlSearch::start_for(const env::TuningTask& task, int sketch, Pools& pools,
                                      std::map<env::Candidate, double>& visited) {
-  std::vector<const env::Measurement*> bests;
-  for (const auto& [c, m] : task.measurements()) {
-    if (c.sketch == sketch && m.ok()) bests.push_back(&m);
-  }
   std::uniform_real_distribution<double> coin(0, 1);
-  if (!bests.empty() && coin(rng_) < options_.start_from_best) {
-    size_t top = std::min<size_t>(kTopStarts, bests.size());
-    std::partial_sort(bests.begin(), bests.begin() + static_cast<long>(top), bests.end(),
-                      [](auto* a, auto* b) { return a->seconds() < b->seconds(); });
-    return bests[std::uniform_int_distribution<size_t>(0, top - 1)(rng_)]->candidate;
+  if (coin(rng_) < options_.start_from_best) {
+    std::vector<env::Candidate> bests = fastest_measured(task, kTopStarts, sketch);
+    if (!bests.empty()) return bests[std::uniform_int_distribution<size_t>(0, bests.size() - 1)(rng_)];
   }
   auto [pool, fresh] = pools.try_emplace(sketch);
   if (fresh) {
@@ -144,7 +153,8 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
   }
   for (auto& [sketch, agent] : agents_) agent.update();
   save_agents();
-  round_.climbed = hill_climb(task, feeder_, visited, options_.climb).scored;
+  round_.climbed = hill_climb(task, feeder_, fastest_measured(task, static_cast<size_t>(options_.climb_starts)),
+                              options_.climb_steps, visited).scored;
   round_.visited = static_cast<int>(visited.size());
   round_.gain_per_step = round_.steps ? gain_sum / round_.steps : 0.0;
   round_.share_still_improving = round_.trajectories ? static_cast<double>(improving) / round_.trajectories : 0.0;

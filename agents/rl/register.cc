@@ -18,7 +18,7 @@ std::vector<AgentParam> harl_params() {
           {"eps_greedy", Kind::kProbability, 0, 0.05, "share of each batch drawn at random (start value)"},
           {"start_from_best", Kind::kProbability, 0, 0.7, "chance a trajectory starts at a measured best"},
           {"start_pool", Kind::kInteger, 1, 128, "random candidates the proxy screens per sketch and round for other starts"},
-          {"climb_starts", Kind::kInteger, 0, 16, "greedy proxy climbs per round, from the best-scored candidates (0: none)"},
+          {"climb_starts", Kind::kInteger, 0, 16, "greedy proxy climbs per round, from the fastest measured candidates (0: none)"},
           {"climb_steps", Kind::kInteger, 0, 4, "moves per climb at most"},
           {"bandit_window", Kind::kInteger, 1, 64, "plays the sketch bandit remembers"},
           {"bandit_c", Kind::kNumber, 0, 0.5, "the bandit's exploration constant"}};
@@ -33,8 +33,8 @@ HarlOptions harl_options(const AgentParams& p, const AgentContext& c, bool adapt
   o.exploration.epsilon = p.at("eps_greedy");
   o.start_from_best = p.at("start_from_best");
   o.start_pool = static_cast<int>(p.at("start_pool"));
-  o.climb.starts = static_cast<int>(p.at("climb_starts"));
-  o.climb.steps = static_cast<int>(p.at("climb_steps"));
+  o.climb_starts = static_cast<int>(p.at("climb_starts"));
+  o.climb_steps = static_cast<int>(p.at("climb_steps"));
   o.bandit_window = static_cast<int>(p.at("bandit_window"));
   o.bandit_c = p.at("bandit_c");
   o.adaptive = adaptive;

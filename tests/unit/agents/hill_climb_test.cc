@@ -31,22 +31,22 @@ struct Fixture {
   std::unique_ptr<env::TuningTask> task;
   ModelFeeder feeder{std::make_shared<LinearModel>()};
   std::map<env::Candidate, double> scored;
+  std::vector<env::Candidate> start;
 
   Fixture() {
     env::TaskOptions options;
     options.measurer = std::make_shared<runtime::ReplaySimulator>();
     task = env::TuningTask::create(*schedule::matmul(64, 48, 32), options).value();
     std::mt19937_64 rng(3);
-    env::Candidate start = task->sample(rng);
-    scored.emplace(start, feeder.score(*task, {start})[0]);
+    start.push_back(task->sample(rng));
   }
 };
 
 TEST(HillClimb, EndsAtALocalOptimumOfTheModel) {
   Fixture f;
-  HillClimbStats stats = hill_climb(*f.task, f.feeder, f.scored, {.starts = 1, .steps = 1000});
+  HillClimbStats stats = hill_climb(*f.task, f.feeder, f.start, 1000, f.scored);
   EXPECT_GT(stats.moves, 0);
-  EXPECT_EQ(stats.scored + 1, static_cast<int>(f.scored.size()));  // nothing refused on this task
+  EXPECT_EQ(stats.scored + 1, static_cast<int>(f.scored.size()));  // the start, and nothing refused here
   // Every step went to its best neighbour, so the climb stopped at a best entry (ties aside)
   // after scoring its whole neighbourhood: a local optimum, not a cut-off.
   double top = -1e30;
@@ -63,14 +63,14 @@ TEST(HillClimb, EndsAtALocalOptimumOfTheModel) {
 
 TEST(HillClimb, KeepsToItsLimits) {
   Fixture none;
-  EXPECT_EQ(hill_climb(*none.task, none.feeder, none.scored, {.starts = 0, .steps = 4}).scored, 0);
-  EXPECT_EQ(none.scored.size(), 1u);
+  EXPECT_EQ(hill_climb(*none.task, none.feeder, {}, 4, none.scored).scored, 0);
+  EXPECT_TRUE(none.scored.empty());
 
   Fixture one_step;
-  HillClimbStats stats = hill_climb(*one_step.task, one_step.feeder, one_step.scored, {.starts = 1, .steps = 1});
+  HillClimbStats stats = hill_climb(*one_step.task, one_step.feeder, one_step.start, 1, one_step.scored);
   EXPECT_LE(stats.moves, 1);
   Fixture many;
-  HillClimbStats longer = hill_climb(*many.task, many.feeder, many.scored, {.starts = 1, .steps = 1000});
+  HillClimbStats longer = hill_climb(*many.task, many.feeder, many.start, 1000, many.scored);
   EXPECT_GT(longer.moves, 1);
   EXPECT_GT(longer.scored, stats.scored);  // the one-step climb stopped after one neighbourhood
 }
