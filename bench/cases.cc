@@ -66,6 +66,8 @@ const std::vector<Case>& all_cases() {
       {"harl_race", [] {
          return run_search_race(suite_agents({"harl"}), env_int("TESSERA_SUITE_TRIALS", 1000));
        }},
+      // The two bests each race recorded, re-timed side by side (after harl_race).
+      {"harl_race_recheck", [] { return run_race_recheck("harl", env_int("TESSERA_SUITE_TRIALS", 1000)); }},
   };
   return cases;
 }

@@ -61,5 +61,9 @@ nlohmann::json run_search_suite(const std::vector<std::string>& agents, int tria
 // then each challenger until it matches that final best or has used half of evolutionary's wall
 // time (or the trials). One line per task and strategy, with the time to the baseline's best.
 nlohmann::json run_search_race(const std::vector<std::string>& challengers, int trials);
+// After a race: the fastest schedule each of `challenger` and evolutionary recorded for every
+// op-suite task (records of `trials`-trial runs), compiled, checked and timed alternately in
+// this process, so a miss by less than the measurement noise shows as such.
+nlohmann::json run_race_recheck(const std::string& challenger, int trials);
 
 }  // namespace tessera::bench

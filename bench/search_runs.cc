@@ -15,7 +15,9 @@
 #include "bench/cases.h"
 #include "experiments/config.h"
 #include "experiments/search_setup.h"
+#include "runtime/check.h"
 #include "runtime/parallel_runtime.h"
+#include "runtime/records.h"
 
 namespace tessera::bench {
 namespace {
@@ -34,11 +36,15 @@ struct SearchRun {
 
 double round1(double v) { return std::round(v * 10) / 10; }
 
-std::string records_path(const std::string& name) {
+std::filesystem::path records_dir() {
   const char* dir = std::getenv("TESSERA_BENCH_RECORDS");
-  std::filesystem::path base = dir ? dir : TESSERA_BINARY_DIR "/bench_records";
-  std::filesystem::create_directories(base);
-  auto path = base / (name + ".jsonl");
+  return dir ? dir : TESSERA_BINARY_DIR "/bench_records";
+}
+
+// A fresh records file for one run (an earlier run's file of that name is removed).
+std::string records_path(const std::string& name) {
+  std::filesystem::create_directories(records_dir());
+  auto path = records_dir() / (name + ".jsonl");
   std::filesystem::remove(path);  // one run's records per file
   return path.string();
 }
@@ -177,8 +183,12 @@ nlohmann::json for_each_suite_task(PerTask each) {
   return lines;
 }
 
+std::string suite_records_name(const std::string& task, const std::string& agent, int trials) {
+  return "suite_" + task + "_" + agent + "_" + std::to_string(trials);
+}
+
 std::string suite_records(const std::string& task, const std::string& agent, int trials) {
-  return records_path("suite_" + task + "_" + agent + "_" + std::to_string(trials));
+  return records_path(suite_records_name(task, agent, trials));
 }
 
 nlohmann::json run_search_suite(const std::vector<std::string>& agents, int trials) {
@@ -252,6 +262,61 @@ nlohmann::json run_search_race(const std::vector<std::string>& challengers, int 
                        {"curve", curve_json(run->curve)}, {"threads", 1}});
     }
     return lines;
+  });
+}
+
+namespace {
+
+// The fastest correct schedule an op-suite run recorded, compiled and checked again.
+struct RecordedBest {
+  double recorded_gflops = 0;
+  CompiledSchedule compiled;
+};
+
+Result<RecordedBest> recorded_best(const schedule::ComputeDAG& dag, const std::string& records) {
+  auto file = runtime::read_records(records);
+  if (!file) return file.error();
+  env::TaskOptions options;
+  options.measurable = false;
+  auto task = env::TuningTask::create(dag, options);
+  if (!task) return task.error();
+  (*task)->restore(file->records);
+  if (!(*task)->best()) return make_error(records + ": no correct measurement of this task");
+  const env::Candidate& best = (*task)->best()->candidate;
+  auto compiled = compile_and_check(dag, (*task)->sketch(best).steps(best.knobs), 1);
+  if (!compiled) return make_error(records + ": best schedule: " + compiled.error().message);
+  return RecordedBest{(*task)->best_gflops(), std::move(*compiled)};
+}
+
+}  // namespace
+
+nlohmann::json run_race_recheck(const std::string& challenger, int trials) {
+  runtime::set_num_threads(1);
+  return for_each_suite_task([&](const experiments::TaskSpec& spec, const schedule::ComputeDAG& dag,
+                                 const experiments::TuneConfig&) {
+    auto error_line = [&](const std::string& message) {
+      return std::vector<nlohmann::json>{{{"task", spec.name}, {"error", message}}};
+    };
+    auto evo = recorded_best(dag, (records_dir() / (suite_records_name(spec.name, "evolutionary", trials) + ".jsonl")).string());
+    if (!evo) return error_line(evo.error().message);
+    auto ours = recorded_best(dag, (records_dir() / (suite_records_name(spec.name, challenger, trials) + ".jsonl")).string());
+    if (!ours) return error_line(ours.error().message);
+    auto check = runtime::make_measure_task(dag);
+    if (!check) return error_line(check.error().message);
+    auto buffers = runtime::task_buffers(*check);
+    std::vector<void*> args;
+    for (auto& b : buffers) args.push_back(b->data());
+    Medians m = time_alternately([&] { ours->compiled.kernel->run_unchecked(args.data()); },
+                                 [&] { evo->compiled.kernel->run_unchecked(args.data()); });
+    const double flops = dag.flop_count();
+    const double ours_gflops = flops / m.tessera_seconds * 1e-9, evo_gflops = flops / m.baseline_seconds * 1e-9;
+    return std::vector<nlohmann::json>{{{"task", spec.name}, {"workload", dag.summary()}, {"agent", challenger},
+                                        {"recorded_gflops", round1(ours->recorded_gflops)},
+                                        {"evolutionary_recorded_gflops", round1(evo->recorded_gflops)},
+                                        {"remeasured_gflops", round1(ours_gflops)},
+                                        {"evolutionary_remeasured_gflops", round1(evo_gflops)},
+                                        {"remeasured_ratio", std::round(ours_gflops / evo_gflops * 1000) / 1000},
+                                        {"threads", 1}}};
   });
 }
 
