@@ -77,6 +77,17 @@ TEST(Features, SeeRegisterTilesAndCacheReuse) {
   EXPECT_EQ(feature(plain, "max_register_tile"), std::log1p(1.0f));
   EXPECT_GT(feature(hand, "max_body_intensity"), feature(plain, "max_body_intensity"));
   EXPECT_LT(feature(hand, "sum_l1_traffic"), feature(plain, "sum_l1_traffic"));
+  EXPECT_EQ(feature(hand, "max_register_spill"), 0.0f);  // 16 vectors of 32
+}
+
+TEST(Features, SeeAccumulatorTilesThatSpill) {
+  // 16 rows x 24 lanes: each row takes two vector registers, 32 in all, past the 28 the
+  // accumulators can have; 16 x 16 fits.
+  auto dag = matmul(256, 256, 256);
+  auto wide = features_of(*dag, matmul_hand_schedule(256, 256, 256, {.mr = 16, .nr = 1, .lanes = 24}));
+  auto fits = features_of(*dag, matmul_hand_schedule(256, 256, 256, {.mr = 16, .nr = 1, .lanes = 16}));
+  EXPECT_NEAR(feature(wide, "max_register_spill"), std::log1p(32.0 - 28), 1e-5);
+  EXPECT_EQ(feature(fits, "max_register_spill"), 0.0f);
 }
 
 }  // namespace
