@@ -11,8 +11,8 @@
 //      a gain or at the length limit;
 //   3. the PPO agents update on their trajectories; the exploration settings adapt to the
 //      observed gain (AdaptiveExploration);
-//   4. greedy climbs on the proxy (hill_climb.h) from the task's fastest measured candidates
-//      score their one-move neighbourhoods;
+//   4. greedy climbs on the proxy (hill_climb.h) from the task's fastest measured candidates,
+//      and from each sketch's own fastest few, score their one-move neighbourhoods;
 //   5. the batch is the best-scored distinct unmeasured candidates the trajectories and climbs
 //      visited (the screened pools included), plus an ε share of random ones.
 // `observe` rewards the bandit per sketch with the best measured throughput of its candidates
@@ -45,7 +45,8 @@ struct HarlOptions {
   double bandit_c = 0.5;
   double start_from_best = 0.7;
   int start_pool = 128;  // random candidates the proxy screens per sketch and round for fresh starts
-  int climb_starts = 16;  // proxy climbs per round, from the fastest measured candidates
+  int climb_starts = 16;  // proxy climbs per round from the fastest measured candidates (plus
+                          // each sketch's fastest climb_starts / 4); 0: none
   int climb_steps = 4;
   PpoOptions ppo;
   std::string state_dir;  // empty: agents are not kept

@@ -18,7 +18,7 @@ std::vector<AgentParam> harl_params() {
           {"eps_greedy", Kind::kProbability, 0, 0.05, "share of each batch drawn at random (start value)"},
           {"start_from_best", Kind::kProbability, 0, 0.7, "chance a trajectory starts at a measured best"},
           {"start_pool", Kind::kInteger, 1, 128, "random candidates the proxy screens per sketch and round for other starts"},
-          {"climb_starts", Kind::kInteger, 0, 16, "greedy proxy climbs per round, from the fastest measured candidates (0: none)"},
+          {"climb_starts", Kind::kInteger, 0, 16, "greedy proxy climbs per round from the fastest measured candidates, plus a quarter as many per sketch (0: none)"},
           {"climb_steps", Kind::kInteger, 0, 4, "moves per climb at most"},
           {"bandit_window", Kind::kInteger, 1, 64, "plays the sketch bandit remembers"},
           {"bandit_c", Kind::kNumber, 0, 0.5, "the bandit's exploration constant"}};
