@@ -55,28 +55,33 @@ HarlSearch::HarlSearch(std::shared_ptr<env::CostModel> model, uint64_t seed, Har
     : feeder_(std::move(model)), rng_(seed), options_(std::move(options)),
       exploration_(options_.exploration, options_.adaptive) {}
 
-env::Candidate HarlSearch::start_for(const env::TuningTask& task, int sketch, Pools& pools,
-                                     std::map<env::Candidate, double>& visited) {
+HarlSearch::Pools HarlSearch::screen_random(const env::TuningTask& task, std::map<env::Candidate, double>& visited) {
+  Pools pools;
+  for (int sketch = 0; sketch < static_cast<int>(task.sketches().size()); ++sketch) {
+    std::vector<env::Candidate> drawn;
+    for (int i = 0; i < options_.start_pool; ++i) drawn.push_back(task.sample(rng_, sketch));
+    std::vector<float> scores = feeder_.score(task, drawn);
+    auto& pool = pools[sketch];
+    for (size_t i = 0; i < drawn.size(); ++i) {
+      if (scores[i] == kUnscorable) continue;
+      pool.emplace_back(scores[i], drawn[i]);
+      visited.emplace(drawn[i], scores[i]);
+    }
+    std::sort(pool.begin(), pool.end());
+  }
+  return pools;
+}
+
+env::Candidate HarlSearch::start_for(const env::TuningTask& task, int sketch, Pools& pools) {
   std::uniform_real_distribution<double> coin(0, 1);
   if (coin(rng_) < options_.start_from_best) {
     std::vector<env::Candidate> bests = fastest_measured(task, kTopStarts, sketch);
     if (!bests.empty()) return bests[std::uniform_int_distribution<size_t>(0, bests.size() - 1)(rng_)];
   }
-  auto [pool, fresh] = pools.try_emplace(sketch);
-  if (fresh) {
-    std::vector<env::Candidate> drawn;
-    for (int i = 0; i < options_.start_pool; ++i) drawn.push_back(task.sample(rng_, sketch));
-    std::vector<float> scores = feeder_.score(task, drawn);
-    for (size_t i = 0; i < drawn.size(); ++i) {
-      if (scores[i] == kUnscorable) continue;
-      pool->second.emplace_back(scores[i], drawn[i]);
-      visited.emplace(drawn[i], scores[i]);
-    }
-    std::sort(pool->second.begin(), pool->second.end());
-  }
-  if (pool->second.empty()) return task.sample(rng_, sketch);
-  env::Candidate start = pool->second.back().second;
-  pool->second.pop_back();
+  auto& pool = pools[sketch];
+  if (pool.empty()) return task.sample(rng_, sketch);
+  env::Candidate start = pool.back().second;
+  pool.pop_back();
   return start;
 }
 
@@ -128,12 +133,12 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
   env::TaskEnv env(task, feeder_.model(), env_options);
 
   std::map<env::Candidate, double> visited;
-  Pools pools;
+  Pools pools = screen_random(task, visited);
   double gain_sum = 0;
   int improving = 0;
   for (int t = 0; t < s.trajectories; ++t) {
     const int sketch = bandit_->select(rng_);
-    auto [observation, info] = env.reset(rng_(), start_for(task, sketch, pools, visited));
+    auto [observation, info] = env.reset(rng_(), start_for(task, sketch, pools));
     if (!info.valid) std::tie(observation, info) = env.reset(rng_(), sketch);
     if (!info.valid) continue;
     visited.emplace(info.candidate, info.score);

@@ -1,14 +1,13 @@
 // HarlSearch: the `harl` policy — learned decisions at every level of one task's search.
 //
 // Each round (one `propose`):
-//   1. the shared cost model learns from the measurements it has not seen;
+//   1. the shared cost model learns from the measurements it has not seen, and scores a pool
+//      of `start_pool` random candidates of every sketch (as Ansor seeds its population);
 //   2. for each trajectory, a sliding-window UCB bandit picks a sketch; the trajectory starts
 //      from one of that sketch's measured bests (with probability `start_from_best`) or from
-//      the best-scored unused candidate of a pool of `start_pool` random ones of that sketch
-//      (screened by the proxy, as Ansor seeds its population), and the sketch's PPO agent
-//      edits one knob per step in the TaskEnv,
-//      rewarded by the change in the proxy's score; it stops after `patience` steps without
-//      a gain or at the length limit;
+//      the best-scored unused candidate of its pool, and the sketch's PPO agent edits one
+//      knob per step in the TaskEnv, rewarded by the change in the proxy's score; it stops
+//      after `patience` steps without a gain or at the length limit;
 //   3. the PPO agents update on their trajectories; the exploration settings adapt to the
 //      observed gain (AdaptiveExploration);
 //   4. greedy climbs on the proxy (hill_climb.h) from the task's fastest measured candidates,
@@ -44,7 +43,8 @@ struct HarlOptions {
   int bandit_window = 64;
   double bandit_c = 0.5;
   double start_from_best = 0.7;
-  int start_pool = 128;  // random candidates the proxy screens per sketch and round for fresh starts
+  int start_pool = 1024;  // random candidates the proxy screens per sketch and round: they seed
+                          // fresh trajectories and compete for the batch, as Ansor's population
   int climb_starts = 16;  // proxy climbs per round from the fastest measured candidates (plus
                           // each sketch's fastest climb_starts / 4); 0: none
   int climb_steps = 4;
@@ -76,8 +76,11 @@ class HarlSearch : public SearchAgent {
  private:
   // Scored candidates of one round: the screened start pools, per sketch, best last.
   using Pools = std::map<int, std::vector<std::pair<double, env::Candidate>>>;
-  env::Candidate start_for(const env::TuningTask& task, int sketch, Pools& pools,
-                           std::map<env::Candidate, double>& visited);
+  // Draws `start_pool` random candidates of every sketch, scores them (into `visited` too) and
+  // sorts each sketch's pool, best last.
+  Pools screen_random(const env::TuningTask& task, std::map<env::Candidate, double>& visited);
+  // A trajectory's start: one of the sketch's fastest measured, or its pool's best unused.
+  env::Candidate start_for(const env::TuningTask& task, int sketch, Pools& pools);
   PpoAgent& agent_for(int sketch, int observation_size, int actions);
   std::string state_path(int sketch) const;
   void save_agents();

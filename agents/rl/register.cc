@@ -17,7 +17,7 @@ std::vector<AgentParam> harl_params() {
           {"patience", Kind::kInteger, 1, 4, "steps without a predicted gain before a trajectory stops"},
           {"eps_greedy", Kind::kProbability, 0, 0.05, "share of each batch drawn at random (start value)"},
           {"start_from_best", Kind::kProbability, 0, 0.7, "chance a trajectory starts at a measured best"},
-          {"start_pool", Kind::kInteger, 1, 128, "random candidates the proxy screens per sketch and round for other starts"},
+          {"start_pool", Kind::kInteger, 1, 1024, "random candidates the proxy screens per sketch and round (fresh starts, batch candidates)"},
           {"climb_starts", Kind::kInteger, 0, 16, "greedy proxy climbs per round from the fastest measured candidates, plus a quarter as many per sketch (0: none)"},
           {"climb_steps", Kind::kInteger, 0, 4, "moves per climb at most"},
           {"bandit_window", Kind::kInteger, 1, 64, "plays the sketch bandit remembers"},
