@@ -12,7 +12,6 @@
 
 namespace tessera::agents {
 
-
 struct HillClimbStats {
   int scored = 0;  // neighbours newly scored
   int moves = 0;   // steps that raised a climb's score
