@@ -6,26 +6,12 @@
 #include "env/task_env.h"
 #include "runtime/replay_simulator.h"
 #include "schedule/ops.h"
+#include "tests/unit/linear_model.h"
 
 namespace tessera::env {
 namespace {
 
-// Scores by a fixed linear function of the features: deterministic, so rewards are checkable.
-class LinearModel : public CostModel {
- public:
-  std::string name() const override { return "linear"; }
-  void add(const std::vector<ProxySample>&) override {}
-  void train() override {}
-  std::vector<float> predict(const std::vector<std::vector<float>>& rows) override {
-    std::vector<float> out;
-    for (const auto& r : rows) {
-      float s = 0;
-      for (size_t i = 0; i < r.size(); ++i) s += r[i] * static_cast<float>((i % 5) - 2);
-      out.push_back(s);
-    }
-    return out;
-  }
-};
+using test_support::LinearModel;
 
 std::unique_ptr<TuningTask> small_task() {
   TaskOptions options;
