@@ -184,7 +184,12 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
 
   std::vector<std::pair<double, env::Candidate>> ranked;
   for (const auto& [c, score] : visited) ranked.emplace_back(score, c);
-  Batch batch = select_batch(task, std::move(ranked), count, s.epsilon, rng_);
+  std::map<int, int> reserved;
+  const int sketches = static_cast<int>(task.sketches().size());
+  for (int sketch = 0; sketches > 1 && sketch < sketches; ++sketch) {
+    reserved[sketch] = static_cast<int>(count * options_.sketch_share / sketches);
+  }
+  Batch batch = select_batch(task, std::move(ranked), count, s.epsilon, rng_, reserved);
   random_picks_ = std::move(batch.random);
   best_before_ = best_throughput(task);
   return batch.candidates;

@@ -13,7 +13,11 @@
 //   4. greedy climbs on the proxy (hill_climb.h) from the task's fastest measured candidates,
 //      and from each sketch's own fastest few, score their one-move neighbourhoods;
 //   5. the batch is the best-scored distinct unmeasured candidates the trajectories and climbs
-//      visited (the screened pools included), plus an ε share of random ones.
+//      visited (the screened pools included), plus an ε share of random ones. A `sketch_share`
+//      of it is split evenly among the sketches, each filling its part with its own
+//      best-scored: the proxy compares candidates of one sketch better than across sketches,
+//      and without the share a sketch it underrates goes unmeasured (harl on BERT's attention
+//      output put 56-64 of every 64 trials into the sketch that evolutionary beat).
 // `observe` rewards the bandit per sketch with the best measured throughput of its candidates
 // relative to the task's best before the round, and tells the exploration whether random
 // picks beat the model's.
@@ -48,6 +52,8 @@ struct HarlOptions {
   int climb_starts = 16;  // proxy climbs per round from the fastest measured candidates (plus
                           // each sketch's fastest climb_starts / 4); 0: none
   int climb_steps = 4;
+  double sketch_share = 0.25;  // of each batch, split evenly among the sketches for each one's
+                               // best-scored candidates, whatever the proxy thinks across them
   PpoOptions ppo;
   std::string state_dir;  // empty: agents are not kept
 };
