@@ -1,11 +1,13 @@
-// harl's proxy climbs: once something is measured, each round scores the neighbourhoods of the
-// fastest measured candidates; with climb_starts 0 it scores none.
+// harl's proxy climbs and batch shares: once something is measured, each round scores the
+// neighbourhoods of the fastest measured candidates (with climb_starts 0, none); every sketch
+// gets its share of each batch.
 #include <gtest/gtest.h>
 
 #include "agents/rl/harl_search.h"
 #include "env/proxy/reward_proxy.h"
 #include "runtime/replay_simulator.h"
 #include "schedule/ops.h"
+#include "tests/unit/linear_model.h"
 
 namespace tessera::agents::rl {
 namespace {
@@ -26,6 +28,37 @@ int climbed_in_third_round(int climb_starts) {
 TEST(HarlClimbs, ScoreTheNeighbourhoodsOfTheFastestMeasured) {
   EXPECT_GT(climbed_in_third_round(4), 0);
   EXPECT_EQ(climbed_in_third_round(0), 0);
+}
+
+// The fewest candidates any sketch had in a 16-candidate batch, over rounds 1-4, on a fixed
+// model that scores one sketch's candidates above the other's.
+int fewest_of_a_sketch(double sketch_share) {
+  env::TaskOptions task_options;
+  task_options.measurer = std::make_shared<runtime::ReplaySimulator>();
+  auto task = env::TuningTask::create(*schedule::matmul(96, 64, 80), task_options).value();
+  HarlOptions options;
+  options.sketch_share = sketch_share;
+  options.exploration.epsilon = 0;  // no random picks: only the share spreads the batch
+  HarlSearch harl(std::make_shared<test_support::LinearModel>(), 5, options);
+  int fewest = 1 << 20;
+  for (int round = 0; round < 5; ++round) {
+    auto batch = harl.propose(*task, 16);
+    std::map<int, int> per_sketch;
+    for (size_t s = 0; s < task->sketches().size(); ++s) per_sketch[static_cast<int>(s)] = 0;
+    for (const env::Candidate& c : batch) ++per_sketch[c.sketch];
+    for (const auto& [sketch, n] : per_sketch) {
+      if (round >= 1) fewest = std::min(fewest, n);
+    }
+    harl.observe(*task, task->measure(batch));
+  }
+  return fewest;
+}
+
+TEST(HarlBatches, GiveEverySketchItsShare) {
+  // matmul has two sketches: 0.5 of 16 split evenly is 4 each, whatever the model prefers.
+  EXPECT_GE(fewest_of_a_sketch(0.5), 4);
+  // Without the share the model's preference decides, and one sketch goes short.
+  EXPECT_LT(fewest_of_a_sketch(0.0), 4);
 }
 
 }  // namespace
