@@ -34,4 +34,11 @@ void AdaptiveExploration::after_measurement(double random_best_throughput, doubl
   eps = std::clamp(eps, bounds_.min_epsilon, bounds_.max_epsilon);
 }
 
+void AdaptiveExploration::after_round(double best_before, double best_after) {
+  if (!adaptive_) return;
+  double& share = settings_.fresh_share;
+  share = best_after > best_before * (1 + bounds_.stall_gain) ? share / 2 : share + 0.125;
+  share = std::clamp(share, 0.0, bounds_.max_fresh_share);
+}
+
 }  // namespace tessera::agents

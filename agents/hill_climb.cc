@@ -1,6 +1,8 @@
 // Greedy ascent on the cost model (see hill_climb.h).
 #include "agents/hill_climb.h"
 
+#include <set>
+
 namespace tessera::agents {
 
 HillClimbStats hill_climb(const env::TuningTask& task, ModelFeeder& feeder, const std::vector<env::Candidate>& starts,
@@ -43,6 +45,27 @@ HillClimbStats hill_climb(const env::TuningTask& task, ModelFeeder& feeder, cons
     }
   }
   return stats;
+}
+
+int scan_two_moves(const env::TuningTask& task, ModelFeeder& feeder, const std::vector<env::Candidate>& centres,
+                   std::map<env::Candidate, double>& scored) {
+  std::set<env::Candidate> ring;
+  for (const env::Candidate& centre : centres) {
+    const schedule::KnobSpace& space = task.sketch(centre).knobs;
+    for (schedule::KnobValues& one : space.neighbours(centre.knobs)) {
+      for (schedule::KnobValues& two : space.neighbours(one)) ring.insert({centre.sketch, std::move(two)});
+      ring.insert({centre.sketch, std::move(one)});
+    }
+  }
+  std::vector<env::Candidate> fresh;
+  for (const env::Candidate& c : ring) {
+    if (!scored.count(c)) fresh.push_back(c);
+  }
+  const std::vector<float> scores = feeder.score(task, fresh);
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    if (scores[i] != kUnscorable) scored.emplace(fresh[i], scores[i]);
+  }
+  return static_cast<int>(fresh.size());
 }
 
 }  // namespace tessera::agents

@@ -11,6 +11,7 @@ namespace tessera::agents::rl {
 namespace {
 
 constexpr int kTopStarts = 8;
+constexpr int kFreshClimbsPerSketch = 4;  // climbs from each sketch's best-scored pool draws
 
 
 double best_throughput(const env::TuningTask& task) {
@@ -134,6 +135,12 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
 
   std::map<env::Candidate, double> visited;
   Pools pools = screen_random(task, visited);
+  // Fresh basins: the screened pools and, once the search stalls, climbs from their best.
+  std::map<env::Candidate, double> fresh = visited;
+  std::vector<env::Candidate> fresh_starts;
+  for (const auto& [sketch, pool] : pools) {
+    for (size_t i = 0; i < pool.size() && i < kFreshClimbsPerSketch; ++i) fresh_starts.push_back(pool.rbegin()[i].second);
+  }
   double gain_sum = 0;
   int improving = 0;
   for (int t = 0; t < s.trajectories; ++t) {
@@ -177,20 +184,36 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
   save_agents();
   round_.climbed = hill_climb(task, feeder_, climb_starts(task, options_.climb_starts), options_.climb_steps,
                               visited).scored;
+  round_.climbed += scan_two_moves(task, feeder_, fastest_measured(task, static_cast<size_t>(options_.wide_starts)),
+                                   visited);
+  if (s.fresh_share > 0) hill_climb(task, feeder_, fresh_starts, options_.climb_steps, fresh).scored;
   round_.visited = static_cast<int>(visited.size());
   round_.gain_per_step = round_.steps ? gain_sum / round_.steps : 0.0;
   round_.share_still_improving = round_.trajectories ? static_cast<double>(improving) / round_.trajectories : 0.0;
   exploration_.after_trajectories(round_.gain_per_step, round_.share_still_improving);
 
+  // The fresh part of the batch first, then the rest by score.
+  Batch batch;
+  const int fresh_count = static_cast<int>(count * s.fresh_share + 0.5);
+  if (fresh_count > 0) {
+    std::vector<std::pair<double, env::Candidate>> fresh_ranked;
+    for (const auto& [c, score] : fresh) fresh_ranked.emplace_back(score, c);
+    batch = select_batch(task, std::move(fresh_ranked), fresh_count, 0.0, rng_);
+  }
+  round_.fresh = static_cast<int>(batch.candidates.size());
+  const std::set<env::Candidate> taken(batch.candidates.begin(), batch.candidates.end());
   std::vector<std::pair<double, env::Candidate>> ranked;
-  for (const auto& [c, score] : visited) ranked.emplace_back(score, c);
+  for (const auto& [c, score] : visited) {
+    if (!taken.count(c)) ranked.emplace_back(score, c);
+  }
   std::map<int, int> reserved;
   const int sketches = static_cast<int>(task.sketches().size());
   for (int sketch = 0; sketches > 1 && sketch < sketches; ++sketch) {
     reserved[sketch] = static_cast<int>(count * options_.sketch_share / sketches);
   }
-  Batch batch = select_batch(task, std::move(ranked), count, s.epsilon, rng_, reserved);
-  random_picks_ = std::move(batch.random);
+  Batch rest = select_batch(task, std::move(ranked), count - round_.fresh, s.epsilon, rng_, reserved);
+  batch.candidates.insert(batch.candidates.end(), rest.candidates.begin(), rest.candidates.end());
+  random_picks_ = std::move(rest.random);
   best_before_ = best_throughput(task);
   return batch.candidates;
 }
@@ -212,6 +235,7 @@ void HarlSearch::observe(const env::TuningTask& task, const std::vector<env::Mea
     bandit_->reward(sketch, before > 0 ? std::min(1.5, best / before) : 0.0);
   }
   if (!random_picks_.empty()) exploration_.after_measurement(random_best, model_best);
+  exploration_.after_round(best_before_, best_throughput(task));
 }
 
 }  // namespace tessera::agents::rl

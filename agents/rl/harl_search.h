@@ -11,8 +11,12 @@
 //   3. the PPO agents update on their trajectories; the exploration settings adapt to the
 //      observed gain (AdaptiveExploration);
 //   4. greedy climbs on the proxy (hill_climb.h) from the task's fastest measured candidates,
-//      and from each sketch's own fastest few, score their one-move neighbourhoods;
-//   5. the batch is the best-scored distinct unmeasured candidates the trajectories and climbs
+//      and from each sketch's own fastest few, score their one-move neighbourhoods; the
+//      `wide_starts` fastest have their whole two-move neighbourhood scored;
+//   5. a `fresh_share` of the batch (AdaptiveExploration: it grows while the task's best
+//      stalls) goes to the best-scored candidates of fresh basins: the screened pools and
+//      climbs from their best, away from everything measured;
+//   6. the rest is the best-scored distinct unmeasured candidates the trajectories and climbs
 //      visited (the screened pools included), plus an ε share of random ones. A `sketch_share`
 //      of it is split evenly among the sketches, each filling its part with its own
 //      best-scored: the proxy compares candidates of one sketch better than across sketches,
@@ -52,6 +56,8 @@ struct HarlOptions {
   int climb_starts = 16;  // proxy climbs per round from the fastest measured candidates (plus
                           // each sketch's fastest climb_starts / 4); 0: none
   int climb_steps = 4;
+  int wide_starts = 2;    // of the fastest measured, whose whole two-move neighbourhood the
+                          // proxy scores each round (scan_two_moves); 0: none
   double sketch_share = 0.25;  // of each batch, split evenly among the sketches for each one's
                                // best-scored candidates, whatever the proxy thinks across them
   PpoOptions ppo;
@@ -60,7 +66,8 @@ struct HarlOptions {
 
 struct HarlRound {
   int trajectories = 0, steps = 0, visited = 0;
-  int climbed = 0;  // candidates the climbs scored
+  int climbed = 0;  // candidates the climbs and two-move scans scored
+  int fresh = 0;    // of the batch, from fresh basins (ExplorationSettings::fresh_share)
   double gain_per_step = 0, share_still_improving = 0;
   ExplorationSettings settings;  // those the round ran with
 };

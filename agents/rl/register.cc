@@ -20,6 +20,7 @@ std::vector<AgentParam> harl_params() {
           {"start_pool", Kind::kInteger, 1, 1024, "random candidates the proxy screens per sketch and round (fresh starts, batch candidates)"},
           {"climb_starts", Kind::kInteger, 0, 16, "greedy proxy climbs per round from the fastest measured candidates, plus a quarter as many per sketch (0: none)"},
           {"climb_steps", Kind::kInteger, 0, 4, "moves per climb at most"},
+          {"wide_starts", Kind::kInteger, 0, 2, "fastest measured candidates whose two-move neighbourhood the proxy scores each round"},
           {"sketch_share", Kind::kProbability, 0, 0.25, "share of each batch split evenly among the sketches, for each one's best-scored candidates"},
           {"bandit_window", Kind::kInteger, 1, 64, "plays the sketch bandit remembers"},
           {"bandit_c", Kind::kNumber, 0, 0.5, "the bandit's exploration constant"}};
@@ -36,6 +37,7 @@ HarlOptions harl_options(const AgentParams& p, const AgentContext& c, bool adapt
   o.start_pool = static_cast<int>(p.at("start_pool"));
   o.climb_starts = static_cast<int>(p.at("climb_starts"));
   o.climb_steps = static_cast<int>(p.at("climb_steps"));
+  o.wide_starts = static_cast<int>(p.at("wide_starts"));
   o.sketch_share = p.at("sketch_share");
   o.bandit_window = static_cast<int>(p.at("bandit_window"));
   o.bandit_c = p.at("bandit_c");

@@ -61,5 +61,23 @@ TEST(HillClimb, KeepsToItsLimits) {
   EXPECT_GT(longer.scored, stats.scored);  // the one-step climb stopped after one neighbourhood
 }
 
+TEST(ScanTwoMoves, ScoresNeighboursOfNeighboursOnce) {
+  Fixture f;
+  const env::Candidate& centre = f.start[0];
+  const schedule::KnobSpace& space = f.task->sketch(centre).knobs;
+  const int scanned = scan_two_moves(*f.task, f.feeder, f.start, f.scored);
+  // Every one-move neighbour, and a neighbour's neighbour, are scored; more than one ring.
+  const auto ring = space.neighbours(centre.knobs);
+  ASSERT_FALSE(ring.empty());
+  for (const auto& one : ring) EXPECT_EQ(f.scored.count({centre.sketch, one}), 1u);
+  const auto second = space.neighbours(ring.front());
+  ASSERT_FALSE(second.empty());
+  EXPECT_EQ(f.scored.count({centre.sketch, second.back()}), 1u);
+  EXPECT_GT(scanned, static_cast<int>(ring.size()));
+  EXPECT_EQ(scanned, static_cast<int>(f.scored.size()));
+  // Nothing is scored twice.
+  EXPECT_EQ(scan_two_moves(*f.task, f.feeder, f.start, f.scored), 0);
+}
+
 }  // namespace
 }  // namespace tessera::agents

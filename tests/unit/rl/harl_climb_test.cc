@@ -1,6 +1,6 @@
 // harl's proxy climbs and batch shares: once something is measured, each round scores the
-// neighbourhoods of the fastest measured candidates (with climb_starts 0, none); every sketch
-// gets its share of each batch.
+// neighbourhoods of the fastest measured candidates (with climb_starts and wide_starts 0,
+// none); every sketch gets its share of each batch.
 #include <gtest/gtest.h>
 
 #include "agents/rl/harl_search.h"
@@ -12,7 +12,7 @@
 namespace tessera::agents::rl {
 namespace {
 
-int climbed_in_third_round(int climb_starts) {
+int climbed_in_third_round(int climb_starts, int wide_starts = 0) {
   env::TaskOptions task_options;
   task_options.measurer = std::make_shared<runtime::ReplaySimulator>();
   auto task = env::TuningTask::create(*schedule::matmul(96, 64, 80), task_options).value();
@@ -20,6 +20,7 @@ int climbed_in_third_round(int climb_starts) {
   proxy.min_samples = 8;
   HarlOptions options;
   options.climb_starts = climb_starts;
+  options.wide_starts = wide_starts;
   HarlSearch harl(std::make_shared<env::RewardProxy>(proxy), 5, options);
   for (int round = 0; round < 3; ++round) harl.observe(*task, task->measure(harl.propose(*task, 8)));
   return harl.last_round().climbed;
@@ -28,6 +29,7 @@ int climbed_in_third_round(int climb_starts) {
 TEST(HarlClimbs, ScoreTheNeighbourhoodsOfTheFastestMeasured) {
   EXPECT_GT(climbed_in_third_round(4), 0);
   EXPECT_EQ(climbed_in_third_round(0), 0);
+  EXPECT_GT(climbed_in_third_round(0, 1), 0);  // the two-move scan alone
 }
 
 // The fewest candidates any sketch had in a 16-candidate batch, over rounds 1-4, on a fixed
