@@ -55,10 +55,26 @@ TEST(AdaptiveExploration, FollowsImprovementWithinBounds) {
   EXPECT_NEAR(a.settings().epsilon, 0.02, 1e-12);
 }
 
+TEST(AdaptiveExploration, KeepsMoreOfTheBatchForFreshBasinsWhileTheBestStalls) {
+  AdaptiveExploration a;
+  EXPECT_EQ(a.settings().fresh_share, 0.0);
+  a.after_round(100.0, 101.0);  // a 1% gain: nothing to change
+  EXPECT_EQ(a.settings().fresh_share, 0.0);
+  a.after_round(101.0, 101.2);  // under 0.3%: stalled
+  a.after_round(101.2, 101.2);
+  EXPECT_NEAR(a.settings().fresh_share, 0.25, 1e-12);
+  for (int i = 0; i < 10; ++i) a.after_round(101.2, 101.2);
+  EXPECT_NEAR(a.settings().fresh_share, 0.5, 1e-12);  // at most half the batch
+  a.after_round(101.2, 105.0);  // paying off again: halved
+  EXPECT_NEAR(a.settings().fresh_share, 0.25, 1e-12);
+}
+
 TEST(AdaptiveExploration, FixedSettingsNeverMove) {
   AdaptiveExploration a({}, /*adaptive=*/false);
   a.after_trajectories(5.0, 1.0);
   a.after_measurement(3.0, 1.0);
+  a.after_round(1.0, 1.0);
+  EXPECT_EQ(a.settings().fresh_share, 0.0);
   EXPECT_EQ(a.settings().trajectory_length, ExplorationSettings{}.trajectory_length);
   EXPECT_EQ(a.settings().trajectories, ExplorationSettings{}.trajectories);
   EXPECT_EQ(a.settings().epsilon, ExplorationSettings{}.epsilon);
