@@ -139,7 +139,9 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
   std::map<env::Candidate, double> fresh = visited;
   std::vector<env::Candidate> fresh_starts;
   for (const auto& [sketch, pool] : pools) {
-    for (size_t i = 0; i < pool.size() && i < kFreshClimbsPerSketch; ++i) fresh_starts.push_back(pool.rbegin()[i].second);
+    for (auto it = pool.rbegin(); it != pool.rend() && it - pool.rbegin() < kFreshClimbsPerSketch; ++it) {
+      fresh_starts.push_back(it->second);
+    }
   }
   double gain_sum = 0;
   int improving = 0;
@@ -186,7 +188,7 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
                               visited).scored;
   round_.climbed += scan_two_moves(task, feeder_, fastest_measured(task, static_cast<size_t>(options_.wide_starts)),
                                    visited);
-  if (s.fresh_share > 0) hill_climb(task, feeder_, fresh_starts, options_.climb_steps, fresh).scored;
+  if (s.fresh_share > 0) hill_climb(task, feeder_, fresh_starts, options_.climb_steps, fresh);
   round_.visited = static_cast<int>(visited.size());
   round_.gain_per_step = round_.steps ? gain_sum / round_.steps : 0.0;
   round_.share_still_improving = round_.trajectories ? static_cast<double>(improving) / round_.trajectories : 0.0;
