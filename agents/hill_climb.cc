@@ -4,35 +4,40 @@
 #include <set>
 
 namespace tessera::agents {
+namespace {
+
+// Scores, in one batch, those of `candidates` that `scored` lacks, and adds the scorable ones
+// to it. Returns how many were scored.
+int score_missing(const env::TuningTask& task, ModelFeeder& feeder, const std::vector<env::Candidate>& candidates,
+                  std::map<env::Candidate, double>& scored) {
+  std::vector<env::Candidate> missing;
+  for (const env::Candidate& c : candidates) {
+    if (!scored.count(c)) missing.push_back(c);
+  }
+  const std::vector<float> scores = feeder.score(task, missing);
+  for (size_t i = 0; i < missing.size(); ++i) {
+    if (scores[i] != kUnscorable) scored.emplace(missing[i], scores[i]);
+  }
+  return static_cast<int>(missing.size());
+}
+
+}  // namespace
 
 HillClimbStats hill_climb(const env::TuningTask& task, ModelFeeder& feeder, const std::vector<env::Candidate>& starts,
                           int steps, std::map<env::Candidate, double>& scored) {
   HillClimbStats stats;
-  std::vector<env::Candidate> unscored;
-  for (const env::Candidate& c : starts) {
-    if (!scored.count(c)) unscored.push_back(c);
-  }
-  const std::vector<float> start_scores = feeder.score(task, unscored);
-  for (size_t i = 0; i < unscored.size(); ++i) {
-    if (start_scores[i] != kUnscorable) scored.emplace(unscored[i], start_scores[i]);
-  }
+  score_missing(task, feeder, starts, scored);
   for (const env::Candidate& start : starts) {
     auto known = scored.find(start);
     if (known == scored.end()) continue;
     env::Candidate at = start;
     double score = known->second;
     for (int step = 0; step < steps; ++step) {
-      std::vector<env::Candidate> neighbours, fresh;
+      std::vector<env::Candidate> neighbours;
       for (schedule::KnobValues& values : task.sketch(at).knobs.neighbours(at.knobs)) {
-        env::Candidate next{at.sketch, std::move(values)};
-        if (!scored.count(next)) fresh.push_back(next);
-        neighbours.push_back(std::move(next));
+        neighbours.push_back({at.sketch, std::move(values)});
       }
-      const std::vector<float> scores = feeder.score(task, fresh);
-      stats.scored += static_cast<int>(fresh.size());
-      for (size_t i = 0; i < fresh.size(); ++i) {
-        if (scores[i] != kUnscorable) scored.emplace(fresh[i], scores[i]);
-      }
+      stats.scored += score_missing(task, feeder, neighbours, scored);
       const env::Candidate* best = nullptr;
       double best_score = score;
       for (const env::Candidate& n : neighbours) {
@@ -57,15 +62,7 @@ int scan_two_moves(const env::TuningTask& task, ModelFeeder& feeder, const std::
       ring.insert({centre.sketch, std::move(one)});
     }
   }
-  std::vector<env::Candidate> fresh;
-  for (const env::Candidate& c : ring) {
-    if (!scored.count(c)) fresh.push_back(c);
-  }
-  const std::vector<float> scores = feeder.score(task, fresh);
-  for (size_t i = 0; i < fresh.size(); ++i) {
-    if (scores[i] != kUnscorable) scored.emplace(fresh[i], scores[i]);
-  }
-  return static_cast<int>(fresh.size());
+  return score_missing(task, feeder, {ring.begin(), ring.end()}, scored);
 }
 
 }  // namespace tessera::agents
