@@ -10,8 +10,8 @@
 // model's picks: random beating the model raises ε by half (the model is misleading), else ε
 // decays by 10%. After each round it is told the task's best throughput before and after:
 // a round that did not raise it by `stall_gain` (0.3%) raises `fresh_share`, the part of the
-// next batch kept for candidates of fresh basins (not near anything measured), by 1/8; a round
-// that did halves it. Without it a search polishes one basin for hundreds of trials: harl on
+// next batch the caller fills from elsewhere than its own proposals (harl: an evolved
+// population), by 1/8; a round that did halves it. Without it a search polishes one basin for hundreds of trials: harl on
 // MobileNetV2's 1x1 projection measured batches whose median was 99% of its best from the
 // fifth round on, and stopped 2.8% short of what evolutionary found later elsewhere.
 // Everything stays within the bounds; with `adaptive` false the settings never
@@ -26,7 +26,7 @@ struct ExplorationSettings {
   int trajectories = 32;
   double epsilon = 0.05;
   int patience = 4;
-  double fresh_share = 0;  // of the batch, for candidates of fresh basins
+  double fresh_share = 0;  // of the batch, for candidates from elsewhere (harl: evolution)
 };
 
 struct ExplorationBounds {

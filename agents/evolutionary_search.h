@@ -11,6 +11,7 @@
 // ε 0.05, 20% of the initial population from measured bests.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <random>
 
@@ -36,6 +37,18 @@ struct EvolutionRound {
   double seconds = 0;        // wall time of the round (training + evolution)
 };
 
+// The population a round starts from: the task's fastest measured candidates
+// (`init_from_best` of it), then random samples.
+std::vector<env::Candidate> seed_population(const env::TuningTask& task, const EvolutionOptions& options,
+                                            std::mt19937_64& rng);
+
+// Evolves `population` on the cost model for `options.generations` and returns every
+// scorable candidate it saw with its score (measured ones included). Adds to `round.scored`
+// and `round.invalid`. harl draws the batch's fresh-basin share from it too.
+std::map<env::Candidate, double> evolve(const env::TuningTask& task, ModelFeeder& feeder,
+                                        std::vector<env::Candidate> population, const EvolutionOptions& options,
+                                        std::mt19937_64& rng, EvolutionRound& round);
+
 class EvolutionarySearch : public SearchAgent {
  public:
   EvolutionarySearch(std::shared_ptr<env::CostModel> model, uint64_t seed, EvolutionOptions options = {});
@@ -45,9 +58,6 @@ class EvolutionarySearch : public SearchAgent {
   const EvolutionRound& last_round() const { return round_; }
 
  private:
-  std::vector<env::Candidate> initial_population(const env::TuningTask& task);
-  std::vector<float> score(const env::TuningTask& task, const std::vector<env::Candidate>& population);
-
   ModelFeeder feeder_;
   std::mt19937_64 rng_;
   EvolutionOptions options_;

@@ -5,14 +5,13 @@
 #include <filesystem>
 
 #include "agents/batch.h"
+#include "agents/evolutionary_search.h"
 #include "env/task_env.h"
 
 namespace tessera::agents::rl {
 namespace {
 
 constexpr int kTopStarts = 8;
-constexpr int kFreshClimbsPerSketch = 4;  // climbs from each sketch's best-scored pool draws
-
 
 double best_throughput(const env::TuningTask& task) {
   return task.best() ? task.best()->throughput() : 0.0;
@@ -135,14 +134,6 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
 
   std::map<env::Candidate, double> visited;
   Pools pools = screen_random(task, visited);
-  // Fresh basins: the screened pools and, once the search stalls, climbs from their best.
-  std::map<env::Candidate, double> fresh = visited;
-  std::vector<env::Candidate> fresh_starts;
-  for (const auto& [sketch, pool] : pools) {
-    for (auto it = pool.rbegin(); it != pool.rend() && it - pool.rbegin() < kFreshClimbsPerSketch; ++it) {
-      fresh_starts.push_back(it->second);
-    }
-  }
   double gain_sum = 0;
   int improving = 0;
   for (int t = 0; t < s.trajectories; ++t) {
@@ -188,7 +179,13 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
                               visited).scored;
   round_.climbed += scan_two_moves(task, feeder_, fastest_measured(task, static_cast<size_t>(options_.wide_starts)),
                                    visited);
-  if (s.fresh_share > 0) hill_climb(task, feeder_, fresh_starts, options_.climb_steps, fresh);
+  // Once the search stalls: a population evolved as the evolutionary agent does, from the
+  // measured bests and random draws, for the batch's fresh share.
+  std::map<env::Candidate, double> fresh;
+  if (s.fresh_share > 0) {
+    EvolutionRound evolution;
+    fresh = evolve(task, feeder_, seed_population(task, options_.evolution, rng_), options_.evolution, rng_, evolution);
+  }
   round_.visited = static_cast<int>(visited.size());
   round_.gain_per_step = round_.steps ? gain_sum / round_.steps : 0.0;
   round_.share_still_improving = round_.trajectories ? static_cast<double>(improving) / round_.trajectories : 0.0;
@@ -200,7 +197,7 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
   if (fresh_count > 0) {
     std::vector<std::pair<double, env::Candidate>> fresh_ranked;
     for (const auto& [c, score] : fresh) fresh_ranked.emplace_back(score, c);
-    batch = select_batch(task, std::move(fresh_ranked), fresh_count, 0.0, rng_);
+    batch = select_batch(task, std::move(fresh_ranked), fresh_count, 0.0, rng_, {}, options_.spread);
   }
   round_.fresh = static_cast<int>(batch.candidates.size());
   const std::set<env::Candidate> taken(batch.candidates.begin(), batch.candidates.end());
@@ -213,7 +210,8 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
   for (int sketch = 0; sketches > 1 && sketch < sketches; ++sketch) {
     reserved[sketch] = static_cast<int>(count * options_.sketch_share / sketches);
   }
-  Batch rest = select_batch(task, std::move(ranked), count - round_.fresh, s.epsilon, rng_, reserved);
+  Batch rest = select_batch(task, std::move(ranked), count - round_.fresh, s.epsilon, rng_, reserved,
+                            options_.spread);
   batch.candidates.insert(batch.candidates.end(), rest.candidates.begin(), rest.candidates.end());
   random_picks_ = std::move(rest.random);
   best_before_ = best_throughput(task);

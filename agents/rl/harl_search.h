@@ -14,8 +14,9 @@
 //      and from each sketch's own fastest few, score their one-move neighbourhoods; the
 //      `wide_starts` fastest have their whole two-move neighbourhood scored;
 //   5. a `fresh_share` of the batch (AdaptiveExploration: it grows while the task's best
-//      stalls) goes to the best-scored candidates of fresh basins: the screened pools and
-//      climbs from their best, away from everything measured;
+//      stalls) goes to the best-scored of a population evolved as the evolutionary agent
+//      evolves its own (evolve(): the measured bests and random draws, four generations of
+//      score-weighted selection and mutation), which reaches basins a greedy climb does not;
 //   6. the rest is the best-scored distinct unmeasured candidates the trajectories and climbs
 //      visited (the screened pools included), plus an ε share of random ones. A `sketch_share`
 //      of it is split evenly among the sketches, each filling its part with its own
@@ -37,6 +38,7 @@
 #include <set>
 
 #include "agents/adaptive_exploration.h"
+#include "agents/evolutionary_search.h"
 #include "agents/hill_climb.h"
 #include "agents/model_feeder.h"
 #include "agents/rl/ppo.h"
@@ -58,6 +60,9 @@ struct HarlOptions {
   int climb_steps = 4;
   int wide_starts = 2;    // of the fastest measured, whose whole two-move neighbourhood the
                           // proxy scores each round (scan_two_moves); 0: none
+  bool spread = true;     // batches skip candidates one knob from one they hold while others
+                          // are left (select_batch)
+  EvolutionOptions evolution;  // of the population the fresh share is drawn from
   double sketch_share = 0.25;  // of each batch, split evenly among the sketches for each one's
                                // best-scored candidates, whatever the proxy thinks across them
   PpoOptions ppo;

@@ -22,6 +22,7 @@ std::vector<AgentParam> harl_params() {
           {"climb_steps", Kind::kInteger, 0, 4, "moves per climb at most"},
           {"wide_starts", Kind::kInteger, 0, 2, "fastest measured candidates whose two-move neighbourhood the proxy scores each round"},
           {"sketch_share", Kind::kProbability, 0, 0.25, "share of each batch split evenly among the sketches, for each one's best-scored candidates"},
+          {"spread", Kind::kInteger, 0, 1, "1: a batch takes a candidate one knob from one it holds only when no other is left (0: off)"},
           {"bandit_window", Kind::kInteger, 1, 64, "plays the sketch bandit remembers"},
           {"bandit_c", Kind::kNumber, 0, 0.5, "the bandit's exploration constant"}};
 }
@@ -39,6 +40,7 @@ HarlOptions harl_options(const AgentParams& p, const AgentContext& c, bool adapt
   o.climb_steps = static_cast<int>(p.at("climb_steps"));
   o.wide_starts = static_cast<int>(p.at("wide_starts"));
   o.sketch_share = p.at("sketch_share");
+  o.spread = p.at("spread") > 0;
   o.bandit_window = static_cast<int>(p.at("bandit_window"));
   o.bandit_c = p.at("bandit_c");
   o.adaptive = adaptive;
