@@ -72,7 +72,7 @@ struct HarlOptions {
 struct HarlRound {
   int trajectories = 0, steps = 0, visited = 0;
   int climbed = 0;  // candidates the climbs and two-move scans scored
-  int fresh = 0;    // of the batch, from fresh basins (ExplorationSettings::fresh_share)
+  int fresh = 0;    // of the batch, from the evolved population (ExplorationSettings::fresh_share)
   double gain_per_step = 0, share_still_improving = 0;
   ExplorationSettings settings;  // those the round ran with
 };
