@@ -6,12 +6,14 @@
 
 #include "agents/batch.h"
 #include "agents/evolutionary_search.h"
+#include "agents/unmeasured_values.h"
 #include "env/task_env.h"
 
 namespace tessera::agents::rl {
 namespace {
 
 constexpr int kTopStarts = 8;
+constexpr int kJumpCentres = 2;  // fastest measured whose unmeasured knob values are tried
 
 double best_throughput(const env::TuningTask& task) {
   return task.best() ? task.best()->throughput() : 0.0;
@@ -191,16 +193,32 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
   round_.share_still_improving = round_.trajectories ? static_cast<double>(improving) / round_.trajectories : 0.0;
   exploration_.after_trajectories(round_.gain_per_step, round_.share_still_improving);
 
-  // The fresh part of the batch first, then the rest by score.
+  // The jumps to unmeasured knob values first, then the fresh part, then the rest by score.
   Batch batch;
-  const int fresh_count = static_cast<int>(count * s.fresh_share + 0.5);
+  if (options_.jump_slots > 0) {
+    const std::vector<env::Candidate> jumps =
+        unmeasured_values(task, fastest_measured(task, static_cast<size_t>(kJumpCentres)));
+    const std::vector<float> scores = feeder_.score(task, jumps);
+    std::vector<std::pair<double, env::Candidate>> ranked_jumps;
+    for (size_t i = 0; i < jumps.size(); ++i) {
+      if (scores[i] != kUnscorable) ranked_jumps.emplace_back(scores[i], jumps[i]);
+    }
+    batch = select_batch(task, std::move(ranked_jumps), std::min(options_.jump_slots, count), 0.0, rng_, {}, true);
+  }
+  round_.jumps = static_cast<int>(batch.candidates.size());
+  std::set<env::Candidate> taken(batch.candidates.begin(), batch.candidates.end());
+  const int fresh_count = std::min(static_cast<int>(count * s.fresh_share + 0.5), count - round_.jumps);
   if (fresh_count > 0) {
     std::vector<std::pair<double, env::Candidate>> fresh_ranked;
-    for (const auto& [c, score] : fresh) fresh_ranked.emplace_back(score, c);
-    batch = select_batch(task, std::move(fresh_ranked), fresh_count, 0.0, rng_, {}, options_.spread);
+    for (const auto& [c, score] : fresh) {
+      if (!taken.count(c)) fresh_ranked.emplace_back(score, c);
+    }
+    for (env::Candidate& c : select_batch(task, std::move(fresh_ranked), fresh_count, 0.0, rng_, {}, options_.spread).candidates) {
+      taken.insert(c);
+      batch.candidates.push_back(std::move(c));
+    }
   }
-  round_.fresh = static_cast<int>(batch.candidates.size());
-  const std::set<env::Candidate> taken(batch.candidates.begin(), batch.candidates.end());
+  round_.fresh = static_cast<int>(batch.candidates.size()) - round_.jumps;
   std::vector<std::pair<double, env::Candidate>> ranked;
   for (const auto& [c, score] : visited) {
     if (!taken.count(c)) ranked.emplace_back(score, c);
@@ -210,7 +228,7 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
   for (int sketch = 0; sketches > 1 && sketch < sketches; ++sketch) {
     reserved[sketch] = static_cast<int>(count * options_.sketch_share / sketches);
   }
-  Batch rest = select_batch(task, std::move(ranked), count - round_.fresh, s.epsilon, rng_, reserved,
+  Batch rest = select_batch(task, std::move(ranked), count - static_cast<int>(batch.candidates.size()), s.epsilon, rng_, reserved,
                             options_.spread);
   batch.candidates.insert(batch.candidates.end(), rest.candidates.begin(), rest.candidates.end());
   random_picks_ = std::move(rest.random);

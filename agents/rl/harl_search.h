@@ -13,10 +13,12 @@
 //   4. greedy climbs on the proxy (hill_climb.h) from the task's fastest measured candidates,
 //      and from each sketch's own fastest few, score their one-move neighbourhoods; the
 //      `wide_starts` fastest have their whole two-move neighbourhood scored;
-//   5. a `fresh_share` of the batch (AdaptiveExploration: it grows while the task's best
-//      stalls) goes to the best-scored of a population evolved as the evolutionary agent
-//      evolves its own (evolve(): the measured bests and random draws, four generations of
-//      score-weighted selection and mutation), which reaches basins a greedy climb does not;
+//   5. `jump_slots` of the batch (none by default) go to the best-scored jumps of the two fastest measured to
+//      knob values no measured candidate has (unmeasured_values.h), which no chain of
+//      lower-scoring moves reaches; a `fresh_share` (AdaptiveExploration: it grows while the
+//      task's best stalls) goes to the best-scored of a population evolved as the evolutionary
+//      agent evolves its own (evolve(): the measured bests and random draws, four generations
+//      of score-weighted selection and mutation);
 //   6. the rest is the best-scored distinct unmeasured candidates the trajectories and climbs
 //      visited (the screened pools included), plus an ε share of random ones. A `sketch_share`
 //      of it is split evenly among the sketches, each filling its part with its own
@@ -60,6 +62,8 @@ struct HarlOptions {
   int climb_steps = 4;
   int wide_starts = 2;    // of the fastest measured, whose whole two-move neighbourhood the
                           // proxy scores each round (scan_two_moves); 0: none
+  int jump_slots = 0;     // of each batch, for the best-scored jumps of the two fastest measured
+                          // to knob values nothing measured has (unmeasured_values.h)
   bool spread = true;     // batches skip candidates one knob from one they hold while others
                           // are left (select_batch)
   EvolutionOptions evolution;  // of the population the fresh share is drawn from
@@ -72,6 +76,7 @@ struct HarlOptions {
 struct HarlRound {
   int trajectories = 0, steps = 0, visited = 0;
   int climbed = 0;  // candidates the climbs and two-move scans scored
+  int jumps = 0;    // of the batch, jumps to unmeasured knob values
   int fresh = 0;    // of the batch, from the evolved population (ExplorationSettings::fresh_share)
   double gain_per_step = 0, share_still_improving = 0;
   ExplorationSettings settings;  // those the round ran with

@@ -22,6 +22,7 @@ std::vector<AgentParam> harl_params() {
           {"climb_steps", Kind::kInteger, 0, 4, "moves per climb at most"},
           {"wide_starts", Kind::kInteger, 0, 2, "fastest measured candidates whose two-move neighbourhood the proxy scores each round"},
           {"sketch_share", Kind::kProbability, 0, 0.25, "share of each batch split evenly among the sketches, for each one's best-scored candidates"},
+          {"jump_slots", Kind::kInteger, 0, 0, "of each batch, for jumps of the fastest measured to knob values nothing measured has (0: none)"},
           {"spread", Kind::kInteger, 0, 1, "1: a batch takes a candidate one knob from one it holds only when no other is left (0: off)"},
           {"bandit_window", Kind::kInteger, 1, 64, "plays the sketch bandit remembers"},
           {"bandit_c", Kind::kNumber, 0, 0.5, "the bandit's exploration constant"}};
@@ -41,6 +42,7 @@ HarlOptions harl_options(const AgentParams& p, const AgentContext& c, bool adapt
   o.wide_starts = static_cast<int>(p.at("wide_starts"));
   o.sketch_share = p.at("sketch_share");
   o.spread = p.at("spread") > 0;
+  o.jump_slots = static_cast<int>(p.at("jump_slots"));
   o.bandit_window = static_cast<int>(p.at("bandit_window"));
   o.bandit_c = p.at("bandit_c");
   o.adaptive = adaptive;
