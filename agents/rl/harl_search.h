@@ -13,12 +13,12 @@
 //   4. greedy climbs on the proxy (hill_climb.h) from the task's fastest measured candidates,
 //      and from each sketch's own fastest few, score their one-move neighbourhoods; the
 //      `wide_starts` fastest have their whole two-move neighbourhood scored;
-//   5. `jump_slots` of the batch (none by default) go to the best-scored jumps of the two fastest measured to
-//      knob values no measured candidate has (unmeasured_values.h), which no chain of
-//      lower-scoring moves reaches; a `fresh_share` (AdaptiveExploration: it grows while the
-//      task's best stalls) goes to the best-scored of a population evolved as the evolutionary
-//      agent evolves its own (evolve(): the measured bests and random draws, four generations
-//      of score-weighted selection and mutation);
+//   5. `jump_slots` of the batch (none by default) go to the best-scored jumps of the two
+//      fastest measured to knob values no measured candidate has (unmeasured_values.h), which
+//      no chain of lower-scoring moves reaches; a `fresh_share` (AdaptiveExploration: it grows
+//      while the task's best stalls) goes to the best-scored of a population evolved as the
+//      evolutionary agent evolves its own (evolve(): the measured bests and random draws, four
+//      generations of score-weighted selection and mutation);
 //   6. the rest is the best-scored distinct unmeasured candidates the trajectories and climbs
 //      visited (the screened pools included), plus an ε share of random ones. A `sketch_share`
 //      of it is split evenly among the sketches, each filling its part with its own
