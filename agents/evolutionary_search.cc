@@ -59,6 +59,22 @@ std::map<env::Candidate, double> evolve(const env::TuningTask& task, ModelFeeder
   return seen;
 }
 
+std::vector<env::Candidate> evolved_batch(const env::TuningTask& task, ModelFeeder& feeder,
+                                          const EvolutionOptions& options, int count, std::mt19937_64& rng,
+                                          EvolutionRound& round) {
+  const std::map<env::Candidate, double> seen =
+      evolve(task, feeder, seed_population(task, options, rng), options, rng, round);
+  std::vector<std::pair<double, env::Candidate>> ranked;
+  for (const auto& [candidate, s] : seen) {
+    if (!task.measured(candidate)) ranked.emplace_back(s, candidate);
+  }
+  if (!ranked.empty()) {
+    round.best_score = static_cast<float>(
+        std::max_element(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.first < b.first; })->first);
+  }
+  return select_batch(task, std::move(ranked), count, options.eps_greedy, rng).candidates;
+}
+
 EvolutionarySearch::EvolutionarySearch(std::shared_ptr<env::CostModel> model, uint64_t seed,
                                        EvolutionOptions options)
     : feeder_(std::move(model)), rng_(seed), options_(options) {}
@@ -68,17 +84,7 @@ std::vector<env::Candidate> EvolutionarySearch::propose(const env::TuningTask& t
   round_ = {};
   if (feeder_.update(task) > 0) round_.trained_samples = static_cast<int>(feeder_.fed());
 
-  const std::map<env::Candidate, double> seen = evolve(task, feeder_, seed_population(task, options_, rng_), options_,
-                                                       rng_, round_);
-  std::vector<std::pair<double, env::Candidate>> ranked;
-  for (const auto& [candidate, s] : seen) {
-    if (!task.measured(candidate)) ranked.emplace_back(s, candidate);
-  }
-  if (!ranked.empty()) {
-    round_.best_score = static_cast<float>(
-        std::max_element(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.first < b.first; })->first);
-  }
-  std::vector<env::Candidate> out = select_batch(task, std::move(ranked), count, options_.eps_greedy, rng_).candidates;
+  std::vector<env::Candidate> out = evolved_batch(task, feeder_, options_, count, rng_, round_);
   round_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

@@ -49,6 +49,13 @@ std::map<env::Candidate, double> evolve(const env::TuningTask& task, ModelFeeder
                                         std::vector<env::Candidate> population, const EvolutionOptions& options,
                                         std::mt19937_64& rng, EvolutionRound& round);
 
+// One round's batch of `count`: the population seeded and evolved as above, its best-scored
+// unmeasured candidates plus an ε share of random ones. Sets `round.best_score` and adds to
+// its counts. The evolutionary agent's every round; harl's first, when nothing is measured.
+std::vector<env::Candidate> evolved_batch(const env::TuningTask& task, ModelFeeder& feeder,
+                                          const EvolutionOptions& options, int count, std::mt19937_64& rng,
+                                          EvolutionRound& round);
+
 class EvolutionarySearch : public SearchAgent {
  public:
   EvolutionarySearch(std::shared_ptr<env::CostModel> model, uint64_t seed, EvolutionOptions options = {});

@@ -129,6 +129,18 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
   }
   round_ = {};
   round_.settings = exploration_.settings();
+  if (task.measurements().empty()) {
+    // Nothing to learn from or climb from yet: the proxy is untrained, so trajectories on it
+    // would teach the agents noise. The first batch is the evolutionary agent's, a population
+    // of random draws evolved on the untrained proxy; at the same seed it is the very batch
+    // the evolutionary agent measures first, so a comparison of the two starts level.
+    EvolutionRound evolution;
+    std::vector<env::Candidate> batch = evolved_batch(task, feeder_, options_.evolution, count, rng_, evolution);
+    round_.fresh = static_cast<int>(batch.size());
+    random_picks_.clear();
+    best_before_ = 0;
+    return batch;
+  }
   const ExplorationSettings& s = round_.settings;
   env::EnvOptions env_options;
   env_options.max_steps = s.trajectory_length;

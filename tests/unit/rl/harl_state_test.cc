@@ -69,6 +69,7 @@ TEST(HarlState, UnusableAgentFilesAreReportedAndReplaced) {
   HarlOptions options;
   options.state_dir = dir.string();
   HarlSearch harl(small_proxy(), 3, options);
+  run_rounds(harl, *task, 1);  // the first round, with nothing measured, runs no agent
   auto proposed = harl.propose(*task, 8);
   EXPECT_FALSE(proposed.empty());
   ASSERT_FALSE(harl.state_errors().empty());
