@@ -1,6 +1,8 @@
 // HarlSearch: the `harl` policy — learned decisions at every level of one task's search.
 //
-// Each round (one `propose`):
+// The first round, with nothing measured, proposes the evolutionary agent's batch
+// (evolved_batch): the proxy is untrained, so there is nothing to learn from or climb on yet.
+// Each later round (one `propose`):
 //   1. the shared cost model learns from the measurements it has not seen, and scores a pool
 //      of `start_pool` random candidates of every sketch (as Ansor seeds its population);
 //   2. for each trajectory, a sliding-window UCB bandit picks a sketch; the trajectory starts
