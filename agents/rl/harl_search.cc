@@ -225,7 +225,8 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
     for (const auto& [c, score] : fresh) {
       if (!taken.count(c)) fresh_ranked.emplace_back(score, c);
     }
-    for (env::Candidate& c : select_batch(task, std::move(fresh_ranked), fresh_count, 0.0, rng_, {}, options_.spread).candidates) {
+    Batch evolved = select_batch(task, std::move(fresh_ranked), fresh_count, 0.0, rng_, {}, options_.spread);
+    for (env::Candidate& c : evolved.candidates) {
       taken.insert(c);
       batch.candidates.push_back(std::move(c));
     }
@@ -240,8 +241,8 @@ std::vector<env::Candidate> HarlSearch::propose(const env::TuningTask& task, int
   for (int sketch = 0; sketches > 1 && sketch < sketches; ++sketch) {
     reserved[sketch] = static_cast<int>(count * options_.sketch_share / sketches);
   }
-  Batch rest = select_batch(task, std::move(ranked), count - static_cast<int>(batch.candidates.size()), s.epsilon, rng_, reserved,
-                            options_.spread);
+  const int rest_count = count - static_cast<int>(batch.candidates.size());
+  Batch rest = select_batch(task, std::move(ranked), rest_count, s.epsilon, rng_, reserved, options_.spread);
   batch.candidates.insert(batch.candidates.end(), rest.candidates.begin(), rest.candidates.end());
   random_picks_ = std::move(rest.random);
   best_before_ = best_throughput(task);
