@@ -36,6 +36,10 @@ const Command kCommands[] = {
     {"replay", "tessera replay RUN_DIR",
      "Recompile the best schedule of each task, check it against the reference again and re-measure\n"
      "it; exits non-zero if any fails."},
+    {"inspect", "tessera inspect MODEL.onnx [--dim NAME=VALUE ...]",
+     "Import an ONNX model, fold its constants (BatchNormalization into convs, shape arithmetic)\n"
+     "and fuse it into tasks; print each task's fused ops, output shape, FLOPs and weight (its\n"
+     "occurrences). --dim gives a value to a symbolic input dimension, e.g. --dim batch=1."},
     {"proxy-eval",
      "tessera proxy-eval RECORDS... [--config FILE] [--holdout 0.2] [--top-k 10] [--epochs 200] [--min-gap 0] [--seed 1] [--save FILE]",
      "Train the reward proxy on part of the records and report its pairwise ranking accuracy and\n"
@@ -96,6 +100,7 @@ int main(int argc, char** argv) {
   }
   if (command == "quickstart") return run_quickstart(args);
   if (command == "proxy-eval") return run_proxy_eval(args);
+  if (command == "inspect") return run_inspect(args);
   if (command == "best" || command == "replay") {
     if (args.size() != 1) {
       std::fprintf(stderr, "usage: %s\n", known->usage);

@@ -55,13 +55,14 @@ class Validator {
   std::string message_;
 };
 
-// Output extent of a sliding window over `input` (padded by `pad` on both sides); records an
-// error and returns 0 when the dilated kernel does not fit. Call after the fields are checked.
+// Output extent of a sliding window over `input` (padded by `pad_before` and `pad_after`);
+// records an error and returns 0 when the dilated kernel does not fit. Call after the fields
+// are checked.
 int64_t window_output(Validator& v, std::string_view kernel_field, int64_t kernel,
-                      int64_t dilation, std::string_view input_field, int64_t input, int64_t pad,
-                      int64_t stride) {
+                      int64_t dilation, std::string_view input_field, int64_t input,
+                      int64_t pad_before, int64_t pad_after, int64_t stride) {
   const int64_t span = dilation * (kernel - 1) + 1;
-  const int64_t padded = input + 2 * pad;
+  const int64_t padded = input + pad_before + pad_after;
   if (span <= padded) return (padded - span) / stride + 1;
   std::string kernel_text =
       dilation == 1 ? describe(kernel_field, kernel)
@@ -81,31 +82,37 @@ std::string join(const std::vector<int64_t>& values) {
   return text;
 }
 
-// Stage "pad": `x` with dims `h_dim` and `w_dim` padded by pad_h / pad_w on both sides with
-// `fill`. In the padding the load's indices are out of bounds, which is fine: select is lazy
-// in the reference and in codegen, so that load is never performed.
+// Stage "pad": `x` with dims `h_dim` and `w_dim` padded by pad_h / pad_w before and
+// pad_h_after / pad_w_after after, with `fill`. In the padding the load's indices are out of
+// bounds, which is fine: select is lazy in the reference and in codegen, so that load is never
+// performed. Symmetric padding gives the same expression (and workload key) as it always has.
 Tensor pad_stage(const Tensor& x, size_t h_dim, size_t w_dim, int64_t pad_h, int64_t pad_w,
-                 Expr fill) {
+                 Expr fill, int64_t pad_h_after, int64_t pad_w_after) {
   std::vector<int64_t> shape = x->shape;
   const int64_t height = shape[h_dim], width = shape[w_dim];
-  shape[h_dim] += 2 * pad_h;
-  shape[w_dim] += 2 * pad_w;
+  shape[h_dim] += pad_h + pad_h_after;
+  shape[w_dim] += pad_w + pad_w_after;
   return compute("pad", shape, {x}, [&](const Exprs& ax) {
     Exprs source = ax;
     Expr inside;
     auto require = [&](Expr c) { inside = inside.defined() ? (inside && c) : std::move(c); };
     struct Side {
       size_t dim;
-      int64_t pad, extent;
+      int64_t before, after, extent;
     };
-    for (const Side& side : {Side{h_dim, pad_h, height}, Side{w_dim, pad_w, width}}) {
-      if (side.pad == 0) continue;
-      require(ax[side.dim] >= side.pad);
-      require(ax[side.dim] < side.extent + side.pad);
-      source[side.dim] = ax[side.dim] - side.pad;
+    for (const Side& side :
+         {Side{h_dim, pad_h, pad_h_after, height}, Side{w_dim, pad_w, pad_w_after, width}}) {
+      if (side.before > 0) require(ax[side.dim] >= side.before);
+      if (side.after > 0) require(ax[side.dim] < side.extent + side.before);
+      if (side.before > 0) source[side.dim] = ax[side.dim] - side.before;
     }
+    if (!inside.defined()) return x(source);
     return select(inside, x(source), fill);
   });
+}
+Tensor pad_stage(const Tensor& x, size_t h_dim, size_t w_dim, int64_t pad_h, int64_t pad_w,
+                 Expr fill) {
+  return pad_stage(x, h_dim, w_dim, pad_h, pad_w, std::move(fill), pad_h, pad_w);
 }
 
 // The per-row stages of an op over the last axis (softmax, layer norm) have the shape of all
@@ -197,7 +204,13 @@ Result<ComputeDAG> dense_bias(int64_t m, int64_t n, int64_t k) {
 // ---------------------------------------------------------------------------------------------
 // Convolution
 
-Result<ComputeDAG> conv2d(const Conv2dParams& p) {
+namespace {
+
+int64_t pad_bottom_of(const Conv2dParams& p) { return p.pad_bottom < 0 ? p.pad_h : p.pad_bottom; }
+int64_t pad_right_of(const Conv2dParams& p) { return p.pad_right < 0 ? p.pad_w : p.pad_right; }
+
+// Checks every field of `p`; on success sets the output extents.
+Result<void> validate_conv2d(const Conv2dParams& p, int64_t* out_h, int64_t* out_w) {
   Validator v("conv2d");
   v.positive("batch", p.batch);
   v.positive("in_channels", p.in_channels);
@@ -210,30 +223,55 @@ Result<ComputeDAG> conv2d(const Conv2dParams& p) {
   v.at_least("stride_w", p.stride_w, 1);
   v.at_least("pad_h", p.pad_h, 0);
   v.at_least("pad_w", p.pad_w, 0);
+  v.at_least("pad_bottom", p.pad_bottom, -1);
+  v.at_least("pad_right", p.pad_right, -1);
   v.at_least("dilation_h", p.dilation_h, 1);
   v.at_least("dilation_w", p.dilation_w, 1);
   v.at_least("groups", p.groups, 1);
   if (!v.ok()) return v.error();
   v.divisible("in_channels", p.in_channels, "groups", p.groups);
   v.divisible("out_channels", p.out_channels, "groups", p.groups);
-  const int64_t out_h = window_output(v, "kernel_h", p.kernel_h, p.dilation_h, "height",
-                                      p.height, p.pad_h, p.stride_h);
-  const int64_t out_w = window_output(v, "kernel_w", p.kernel_w, p.dilation_w, "width",
-                                      p.width, p.pad_w, p.stride_w);
+  *out_h = window_output(v, "kernel_h", p.kernel_h, p.dilation_h, "height", p.height, p.pad_h,
+                         pad_bottom_of(p), p.stride_h);
+  *out_w = window_output(v, "kernel_w", p.kernel_w, p.dilation_w, "width", p.width, p.pad_w,
+                         pad_right_of(p), p.stride_w);
   if (!v.ok()) return v.error();
+  return {};
+}
+
+std::vector<int64_t> conv2d_input_shape(const Conv2dParams& p) {
+  if (p.layout == Layout::kNCHW) return {p.batch, p.in_channels, p.height, p.width};
+  return {p.batch, p.height, p.width, p.in_channels};
+}
+std::vector<int64_t> conv2d_weight_shape(const Conv2dParams& p) {
+  const int64_t in_per_group = p.in_channels / p.groups;
+  if (p.layout == Layout::kNCHW) return {p.out_channels, in_per_group, p.kernel_h, p.kernel_w};
+  return {p.kernel_h, p.kernel_w, in_per_group, p.out_channels};
+}
+
+}  // namespace
+
+Result<Tensor> conv2d_compute(const Tensor& x, const Tensor& weight, const Conv2dParams& p) {
+  int64_t out_h = 0, out_w = 0;
+  if (auto valid = validate_conv2d(p, &out_h, &out_w); !valid) return valid.error();
+  if (x->shape != conv2d_input_shape(p)) {
+    return make_error("conv2d: input '" + x->name + "' has shape [" + join(x->shape) +
+                      "], the parameters say [" + join(conv2d_input_shape(p)) + "]");
+  }
+  if (weight->shape != conv2d_weight_shape(p)) {
+    return make_error("conv2d: weight '" + weight->name + "' has shape [" + join(weight->shape) +
+                      "], the parameters say [" + join(conv2d_weight_shape(p)) + "]");
+  }
 
   const bool nchw = p.layout == Layout::kNCHW;
-  const int64_t n = p.batch, c = p.in_channels, h = p.height, w = p.width, k = p.out_channels;
+  const int64_t n = p.batch, c = p.in_channels, k = p.out_channels;
   const int64_t r = p.kernel_h, s = p.kernel_w;
   const int64_t in_per_group = c / p.groups, out_per_group = k / p.groups;
-
-  Tensor x = placeholder("X", nchw ? std::vector<int64_t>{n, c, h, w}
-                                   : std::vector<int64_t>{n, h, w, c});
-  Tensor weight = placeholder("W", nchw ? std::vector<int64_t>{k, in_per_group, r, s}
-                                        : std::vector<int64_t>{r, s, in_per_group, k});
   const size_t h_dim = nchw ? 2 : 1, w_dim = nchw ? 3 : 2;
-  const bool padded = p.pad_h > 0 || p.pad_w > 0;
-  Tensor src = padded ? pad_stage(x, h_dim, w_dim, p.pad_h, p.pad_w, float_imm(0.0)) : x;
+  const int64_t pad_b = pad_bottom_of(p), pad_r = pad_right_of(p);
+  const bool padded = p.pad_h > 0 || p.pad_w > 0 || pad_b > 0 || pad_r > 0;
+  Tensor src =
+      padded ? pad_stage(x, h_dim, w_dim, p.pad_h, p.pad_w, float_imm(0.0), pad_b, pad_r) : x;
 
   // The input channel that output channel `oc` reads at in-group channel `rc`.
   auto in_channel = [&](const Expr& oc, const Expr& rc) -> Expr {
@@ -248,31 +286,44 @@ Result<ComputeDAG> conv2d(const Conv2dParams& p) {
     return scaled(out, p.stride_w) + scaled(tap, p.dilation_w);
   };
 
-  Tensor conv;
   if (nchw) {
     // conv[n, k, oh, ow] = sum over (rc, rr, rs) of src[n, ch, ih, iw] * W[k, rc, rr, rs]
-    conv = reduce("conv", {n, k, out_h, out_w}, {in_per_group, r, s}, ReduceKind::kSum,
+    return reduce("conv", {n, k, out_h, out_w}, {in_per_group, r, s}, ReduceKind::kSum,
                   {src, weight}, [&](const Exprs& ax, const Exprs& rd) {
                     return src(ax[0], in_channel(ax[1], rd[0]), input_row(ax[2], rd[1]),
                                input_col(ax[3], rd[2])) *
                            weight(ax[1], rd[0], rd[1], rd[2]);
                   });
-  } else {
-    // conv[n, oh, ow, k] = sum over (rr, rs, rc) of src[n, ih, iw, ch] * W[rr, rs, rc, k]
-    conv = reduce("conv", {n, out_h, out_w, k}, {r, s, in_per_group}, ReduceKind::kSum,
-                  {src, weight}, [&](const Exprs& ax, const Exprs& rd) {
-                    return src(ax[0], input_row(ax[1], rd[0]), input_col(ax[2], rd[1]),
-                               in_channel(ax[3], rd[2])) *
-                           weight(rd[0], rd[1], rd[2], ax[3]);
-                  });
   }
+  // conv[n, oh, ow, k] = sum over (rr, rs, rc) of src[n, ih, iw, ch] * W[rr, rs, rc, k]
+  return reduce("conv", {n, out_h, out_w, k}, {r, s, in_per_group}, ReduceKind::kSum,
+                {src, weight}, [&](const Exprs& ax, const Exprs& rd) {
+                  return src(ax[0], input_row(ax[1], rd[0]), input_col(ax[2], rd[1]),
+                             in_channel(ax[3], rd[2])) *
+                         weight(rd[0], rd[1], rd[2], ax[3]);
+                });
+}
 
+Result<ComputeDAG> conv2d(const Conv2dParams& p) {
+  int64_t out_h = 0, out_w = 0;
+  if (auto valid = validate_conv2d(p, &out_h, &out_w); !valid) return valid.error();
+  Tensor x = placeholder("X", conv2d_input_shape(p));
+  Tensor weight = placeholder("W", conv2d_weight_shape(p));
+  auto conv = conv2d_compute(x, weight, p);
+  if (!conv) return conv.error();
+
+  const bool nchw = p.layout == Layout::kNCHW;
   std::ostringstream summary;
-  summary << "conv2d N=" << n << " C=" << c << " H=" << h << " W=" << w << " K=" << k
-          << " R=" << r << " S=" << s << " stride=" << p.stride_h << "," << p.stride_w
-          << " pad=" << p.pad_h << "," << p.pad_w << " dilation=" << p.dilation_h << ","
-          << p.dilation_w << " groups=" << p.groups << " layout=" << (nchw ? "NCHW" : "NHWC");
-  return ComputeDAG::make(summary.str(), {x, weight}, {conv});
+  summary << "conv2d N=" << p.batch << " C=" << p.in_channels << " H=" << p.height
+          << " W=" << p.width << " K=" << p.out_channels << " R=" << p.kernel_h
+          << " S=" << p.kernel_w << " stride=" << p.stride_h << "," << p.stride_w
+          << " pad=" << p.pad_h << "," << p.pad_w;
+  if (pad_bottom_of(p) != p.pad_h || pad_right_of(p) != p.pad_w) {
+    summary << " pad_end=" << pad_bottom_of(p) << "," << pad_right_of(p);
+  }
+  summary << " dilation=" << p.dilation_h << "," << p.dilation_w << " groups=" << p.groups
+          << " layout=" << (nchw ? "NCHW" : "NHWC");
+  return ComputeDAG::make(summary.str(), {x, weight}, {*conv});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -305,9 +356,9 @@ Result<ComputeDAG> pool2d(const Pool2dParams& p, bool is_max) {
            describe("kernel_w", p.kernel_w));
   }
   const int64_t out_h =
-      window_output(v, "kernel_h", p.kernel_h, 1, "height", p.height, p.pad_h, p.stride_h);
+      window_output(v, "kernel_h", p.kernel_h, 1, "height", p.height, p.pad_h, p.pad_h, p.stride_h);
   const int64_t out_w =
-      window_output(v, "kernel_w", p.kernel_w, 1, "width", p.width, p.pad_w, p.stride_w);
+      window_output(v, "kernel_w", p.kernel_w, 1, "width", p.width, p.pad_w, p.pad_w, p.stride_w);
   if (!v.ok()) return v.error();
 
   const std::vector<int64_t> out_shape{p.batch, p.channels, out_h, out_w};

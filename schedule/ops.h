@@ -33,13 +33,19 @@ enum class Layout { kNCHW, kNHWC };
 struct Conv2dParams {
   int64_t batch = 1, in_channels = 1, height = 1, width = 1;
   int64_t out_channels = 1, kernel_h = 1, kernel_w = 1;
+  // pad_h / pad_w pad the top / left; the bottom / right get the same unless pad_bottom /
+  // pad_right say otherwise (>= 0: asymmetric padding, as ONNX `pads` and 1x7 convolutions).
   int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1;
   int64_t groups = 1;  // groups == in_channels == out_channels is depthwise
   Layout layout = Layout::kNCHW;
+  int64_t pad_bottom = -1, pad_right = -1;  // -1: symmetric (pad_h / pad_w)
 };
 // Stages: X (input), W (weights: [K, C/groups, R, S] for NCHW, [R, S, C/groups, K] for NHWC),
 // pad (when padding is non-zero), conv (output).
 Result<ComputeDAG> conv2d(const Conv2dParams& p);
+// The conv stage (and its "pad" stage when padded) over given input and weight tensors, for
+// builders that compose ops (graph/ fusion). The shapes of `x` and `w` must match `p`.
+Result<Tensor> conv2d_compute(const Tensor& x, const Tensor& w, const Conv2dParams& p);
 
 // Fused epilogues: Y = relu(conv + bias[k]) with bias of out_channels; stages X, W, bias, pad
 // (when padded), conv, Y.
