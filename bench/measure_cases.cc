@@ -95,7 +95,7 @@ nlohmann::json run_measure_sgemm(int64_t n, int candidates) {
           {"isolation_overhead", std::round(measure_seconds / local_seconds * 1000) / 1000},
           {"best_gflops", std::round(dag->flop_count() / best * 1e-9 * 10) / 10},
           {"workers_started", runner.workers_started()},
-          {"protocol", "repeat=3 min_repeat_ms=50 warmup=1 threads=1"}};
+          {"protocol", "repeat=3 min_repeat_ms=50 warmup=1 warmup_ms=30 threads=1, worker pinned"}};
 }
 
 nlohmann::json run_measure_repeatability(int64_t n, int runs) {
@@ -117,7 +117,7 @@ nlohmann::json run_measure_repeatability(int64_t n, int runs) {
   return {{"runs", runs},
           {"spread", std::round(*hi / *lo * 1000) / 1000},
           {"median_ms", ms},
-          {"protocol", "repeat=3 min_repeat_ms=50 warmup=1 threads=1"}};
+          {"protocol", "repeat=3 min_repeat_ms=50 warmup=1 warmup_ms=30 threads=1, worker pinned"}};
 }
 
 }  // namespace tessera::bench

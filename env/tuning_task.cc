@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "runtime/timing.h"
 #include "schedule/step_json.h"
 
 namespace tessera::env {
@@ -46,29 +47,33 @@ std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candi
     }
     return refused;
   }
-  std::vector<runtime::MeasureResult> results;
+  // Each result is recorded as soon as it exists: a kill between two candidates loses neither.
+  auto keep = [&](const Candidate& c, runtime::MeasureResult result) {
+    Measurement m{c, std::move(result)};
+    ++trials_;
+    if (m.ok() && (!best_ || m.seconds() < best_->seconds())) best_ = m;
+    if (records_) {
+      const schedule::Sketch& s = sketch(c);
+      auto steps = schedule::steps_to_json(s.steps(c.knobs));
+      auto record = runtime::make_record(dag_.workload_key(), dag_.summary(), s.id, steps,
+                                         m.result, s.knobs.to_json(c.knobs));
+      if (auto r = records_->append(record); !r) warnings_.push_back(r.error().message);
+    }
+    const Measurement& kept = seen_.emplace(c, std::move(m)).first->second;
+    if (options_.on_measured) options_.on_measured(kept);
+  };
   if (options_.measurer) {
     std::vector<std::vector<schedule::Step>> schedules;
     for (const Candidate& c : fresh) schedules.push_back(sketch(c).steps(c.knobs));
-    results = options_.measurer->measure(dag_, schedules);
+    auto results = options_.measurer->measure(dag_, schedules);
+    for (size_t i = 0; i < fresh.size(); ++i) keep(fresh[i], std::move(results[i]));
   } else {
     std::vector<runtime::BuildInput> inputs;
     for (const Candidate& c : fresh) inputs.push_back({&dag_, sketch(c).steps(c.knobs)});
     auto builds = runtime::build_batch(inputs, options_.build);
-    results = runner_.measure_batch(check_, builds, options_.measure);
-  }
-  for (size_t i = 0; i < fresh.size(); ++i) {
-    Measurement m{fresh[i], results[i]};
-    ++trials_;
-    if (m.ok() && (!best_ || m.seconds() < best_->seconds())) best_ = m;
-    if (records_) {
-      const schedule::Sketch& s = sketch(fresh[i]);
-      auto steps = schedule::steps_to_json(s.steps(fresh[i].knobs));
-      auto record = runtime::make_record(dag_.workload_key(), dag_.summary(), s.id, steps,
-                                         m.result, s.knobs.to_json(fresh[i].knobs));
-      if (auto r = records_->append(record); !r) warnings_.push_back(r.error().message);
+    for (size_t i = 0; i < fresh.size(); ++i) {
+      keep(fresh[i], runner_.measure(check_, builds[i], options_.measure));
     }
-    seen_.emplace(fresh[i], std::move(m));
   }
   std::vector<Measurement> out;
   for (const Candidate& c : candidates) out.push_back(seen_.at(c));
@@ -111,6 +116,57 @@ int TuningTask::restore(const std::vector<runtime::MeasureRecord>& records) {
     ++restored;
   }
   return restored;
+}
+
+double Retimed::seconds() const { return runtime::median(costs); }
+
+std::vector<Retimed> TuningTask::retime(int top, int rounds) {
+  std::vector<const Measurement*> fastest;
+  for (const auto& [c, m] : seen_) {
+    if (m.ok()) fastest.push_back(&m);
+  }
+  std::sort(fastest.begin(), fastest.end(),
+            [](const Measurement* a, const Measurement* b) { return a->seconds() < b->seconds(); });
+  fastest.resize(std::min(fastest.size(), static_cast<size_t>(std::max(top, 0))));
+  std::vector<Retimed> out;
+  std::vector<std::vector<schedule::Step>> schedules;
+  for (const Measurement* m : fastest) {
+    out.push_back({m->candidate, m->seconds(), {}, runtime::MeasureError::kNone, ""});
+    schedules.push_back(sketch(m->candidate).steps(m->candidate.knobs));
+  }
+  if (out.empty() || !options_.measurable) return out;
+  auto take = [](Retimed& r, const runtime::MeasureResult& result) {
+    if (r.error != runtime::MeasureError::kNone) return;  // failed in an earlier round
+    if (result.error != runtime::MeasureError::kNone) {
+      r.error = result.error;
+      r.message = result.message;
+      r.costs.clear();
+      return;
+    }
+    r.costs.insert(r.costs.end(), result.costs.begin(), result.costs.end());
+  };
+  std::vector<runtime::BuildResult> builds;
+  if (!options_.measurer) {
+    std::vector<runtime::BuildInput> inputs;
+    for (const auto& steps : schedules) inputs.push_back({&dag_, steps});
+    builds = runtime::build_batch(inputs, options_.build);
+  }
+  for (int round = 0; round < rounds; ++round) {
+    if (options_.measurer) {
+      auto results = options_.measurer->measure(dag_, schedules);
+      for (size_t i = 0; i < out.size(); ++i) take(out[i], results[i]);
+      continue;
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i].error != runtime::MeasureError::kNone) continue;
+      take(out[i], runner_.measure(check_, builds[i], options_.measure));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Retimed& a, const Retimed& b) {
+    if (a.ok() != b.ok()) return a.ok();
+    return a.ok() && a.seconds() < b.seconds();
+  });
+  return out;
 }
 
 double TuningTask::best_gflops() const {

@@ -2,11 +2,14 @@
 //
 // It owns the DAG's sketches (their knob spaces are the action space) and measures batches of
 // candidates through the runtime's Builder (TBB, all cores) and isolated Runner (one kernel at
-// a time), appends every result to the records file, skips candidates already measured and
-// keeps the best. Agents never touch the builder or runner: they propose candidates and
+// a time), appends each result to the records file the moment it is measured (a killed run
+// loses no finished measurement), skips candidates already measured and keeps the best. Before
+// a best is reported, `retime` measures the fastest few again side by side, so that the one
+// reported is not merely the luckiest single median. Agents never touch the builder or runner: they propose candidates and
 // observe measurements here, so a replay simulator (TaskOptions::measurer) can stand in.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -50,6 +53,19 @@ struct TaskOptions {
                              // inputs are prepared; measure() reports every candidate failed)
   // Set: measure through this (e.g. a runtime::ReplaySimulator) instead of the hardware.
   std::shared_ptr<runtime::Measurer> measurer;
+  // Called after each new measurement has been recorded (e.g. to log the time spent with it).
+  std::function<void(const Measurement&)> on_measured;
+};
+
+// One candidate re-timed beside the other fastest ones (TuningTask::retime).
+struct Retimed {
+  Candidate candidate;
+  double search_seconds = 0;       // its median when first measured
+  std::vector<double> costs;       // every repeat of every round, seconds per call
+  runtime::MeasureError error = runtime::MeasureError::kNone;
+  std::string message;
+  bool ok() const { return error == runtime::MeasureError::kNone && !costs.empty(); }
+  double seconds() const;          // median of costs
 };
 
 class TuningTask {
@@ -82,6 +98,12 @@ class TuningTask {
   int trials() const { return trials_; }
   const std::optional<Measurement>& best() const { return best_; }
   double best_gflops() const;
+
+  // Re-times the `top` fastest correct candidates: `rounds` rounds in which each is measured
+  // once more, in turn, in one worker (so drift and noise hit them alike). Returns them
+  // fastest first by re-timed median, failures last. Not recorded: records hold search
+  // measurements only, so resume and proxy training see each candidate once.
+  std::vector<Retimed> retime(int top, int rounds);
   // Warnings from writing records (the run goes on without them).
   const std::vector<std::string>& warnings() const { return warnings_; }
 

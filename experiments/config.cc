@@ -253,13 +253,16 @@ Result<TuneConfig> load_config(const std::string& path, const std::vector<std::s
   }
 
   if (const YAML::Node m = root["measure"]) {
-    if (auto ok = r.only_keys(m, "measure", {"warmup", "number", "repeat", "min_repeat_ms", "flush_cache",
-                                             "compile_timeout_s", "run_timeout_s"});
+    if (auto ok = r.only_keys(m, "measure", {"warmup", "warmup_ms", "number", "repeat", "min_repeat_ms", "flush_cache",
+                                             "compile_timeout_s", "run_timeout_s", "retime_top", "retime_rounds"});
         !ok) {
       return ok.error();
     }
     auto& o = c.measure;
     if (m["warmup"]) TRY_ASSIGN(o.warmup, r.integer(m["warmup"], "measure.warmup", 0));
+    if (m["warmup_ms"]) TRY_ASSIGN(o.min_warmup_ms, r.number(m["warmup_ms"], "measure.warmup_ms", 0));
+    if (m["retime_top"]) TRY_ASSIGN(c.retime_top, r.integer(m["retime_top"], "measure.retime_top", 0));
+    if (m["retime_rounds"]) TRY_ASSIGN(c.retime_rounds, r.integer(m["retime_rounds"], "measure.retime_rounds", 1));
     if (m["number"]) TRY_ASSIGN(o.number, r.integer(m["number"], "measure.number", 1));
     if (m["repeat"]) TRY_ASSIGN(o.repeat, r.integer(m["repeat"], "measure.repeat", 1));
     if (m["min_repeat_ms"]) TRY_ASSIGN(o.min_repeat_ms, r.number(m["min_repeat_ms"], "measure.min_repeat_ms", 0));
@@ -292,9 +295,10 @@ nlohmann::json resolved_config(const TuneConfig& c) {
           {"proxy", proxy},
           {"budget", {{"trials", c.trials}, {"seconds", c.seconds}, {"batch_size", c.batch_size}}},
           {"measure",
-           {{"warmup", o.warmup}, {"number", o.number}, {"repeat", o.repeat},
-            {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
-            {"compile_timeout_s", o.compile_timeout_s}, {"run_timeout_s", o.run_timeout_s}}}};
+           {{"warmup", o.warmup}, {"warmup_ms", o.min_warmup_ms}, {"number", o.number},
+            {"repeat", o.repeat}, {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
+            {"compile_timeout_s", o.compile_timeout_s}, {"run_timeout_s", o.run_timeout_s},
+            {"retime_top", c.retime_top}, {"retime_rounds", c.retime_rounds}}}};
 }
 
 }  // namespace tessera::experiments

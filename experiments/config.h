@@ -53,6 +53,10 @@ struct TuneConfig {
   double seconds = 0;                      // per task wall time; 0: no limit
   int batch_size = 16;
   runtime::MeasureOptions measure;
+  // The best is re-timed before it is reported: the `retime_top` fastest candidates of a task
+  // are measured again side by side, `retime_rounds` times in turn, in one worker (0: off).
+  int retime_top = 5;
+  int retime_rounds = 5;
 };
 
 Result<TuneConfig> load_config(const std::string& path, const std::vector<std::string>& overrides = {});

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <random>
 
+#include "runtime/memory.h"
+
 namespace tessera::runtime {
 namespace {
 
@@ -25,7 +27,7 @@ GuardedBuffer::GuardedBuffer(size_t elements) : size_(elements) {
   size_t data_bytes = (elements * sizeof(float) + 63) / 64 * 64;
   // The front guard is one page, so the data starts on a page boundary (see kBufferAlignment).
   size_t total = (2 * kGuardBytes + data_bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-  base_ = static_cast<unsigned char*>(std::aligned_alloc(kBufferAlignment, total));
+  base_ = static_cast<unsigned char*>(allocate_buffer_memory(total, kBufferAlignment));
   std::memset(base_, kGuardByte, kGuardBytes);
   std::memset(base_ + kGuardBytes + data_bytes, kGuardByte, kGuardBytes);
   data_ = reinterpret_cast<float*>(base_ + kGuardBytes);
@@ -34,7 +36,7 @@ GuardedBuffer::GuardedBuffer(size_t elements) : size_(elements) {
               data_bytes - elements * sizeof(float));
 }
 
-GuardedBuffer::~GuardedBuffer() { std::free(base_); }
+GuardedBuffer::~GuardedBuffer() { free_buffer_memory(base_); }
 
 size_t GuardedBuffer::damage_before() const { return damaged(base_); }
 

@@ -29,6 +29,7 @@ Result<MeasureError> measure_error_from_string(const std::string& text);
 // The timing protocol (see runtime/timing.h for the in-process version).
 struct MeasureOptions {
   int warmup = 1;              // untimed calls before timing
+  double min_warmup_ms = 30;   // ...and more until warming up has lasted this long
   int number = 1;              // calls per repeat to start from; grown to reach min_repeat_ms
   int repeat = 3;              // timed repeats; every repeat's cost is returned
   double min_repeat_ms = 50;   // a repeat lasts at least this long

@@ -42,6 +42,7 @@ MeasureResult measure_loaded_kernel(const Kernel& kernel, const MeasureTask& tas
   for (auto& b : buffers) args.push_back(b->data());
   TimingOptions timing_options;
   timing_options.warmup = options.warmup;
+  timing_options.min_warmup_ms = options.min_warmup_ms;
   timing_options.number = options.number;
   timing_options.repeats = options.repeat;
   timing_options.min_repeat_ms = options.min_repeat_ms;

@@ -14,6 +14,8 @@
 #include <memory>
 #include <mutex>
 
+#include "runtime/memory.h"
+
 namespace tessera::runtime {
 namespace {
 
@@ -73,7 +75,7 @@ extern "C" void tessera_parallel_for(void (*body)(void*, int64_t, int64_t), void
 
 extern "C" void* tessera_alloc(int64_t bytes) {
   size_t size = (static_cast<size_t>(bytes) + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, size == 0 ? 64 : size);
+  void* p = tessera::runtime::allocate_buffer_memory(size, 64);
   if (!p) {
     // A kernel cannot report failure: say why on stderr (a measurement worker's stderr reaches
     // the Runner's error message) and abort.
@@ -86,4 +88,4 @@ extern "C" void* tessera_alloc(int64_t bytes) {
   return p;
 }
 
-extern "C" void tessera_free(void* ptr) { std::free(ptr); }
+extern "C" void tessera_free(void* ptr) { tessera::runtime::free_buffer_memory(ptr); }

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
 
 namespace tessera::runtime {
 namespace {
@@ -150,6 +151,7 @@ Result<RecordFile> read_records(const std::string& path) {
   if (!in) return make_error("cannot read records file '" + path + "': " + std::strerror(errno));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   RecordFile file;
+  std::map<std::string, int> first_line;  // line text -> where it was first seen
   size_t start = 0;
   int line_number = 0;
   while (start < text.size()) {
@@ -160,6 +162,10 @@ Result<RecordFile> read_records(const std::string& path) {
     start = complete ? end + 1 : text.size();
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = path + ":" + std::to_string(line_number) + ": ";
+    if (auto [it, fresh] = first_line.emplace(line, line_number); !fresh) {
+      file.warnings.push_back(where + "repeats line " + std::to_string(it->second) + " exactly; skipped");
+      continue;
+    }
     nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) {
       file.warnings.push_back(where + (complete ? "not valid JSON; skipped"
@@ -175,6 +181,34 @@ Result<RecordFile> read_records(const std::string& path) {
     file.records.push_back(std::move(*record));
   }
   return file;
+}
+
+namespace {
+
+std::string describe(const HardwareFingerprint& f) {
+  return f.id() + " (" + (f.cpu_model.empty() ? "unknown CPU" : f.cpu_model) + ", LLVM cpu " + f.llvm_cpu +
+         ", " + std::to_string(f.cores) + " cores, LLVM " + f.llvm_version + ")";
+}
+
+}  // namespace
+
+Result<void> check_measured_here(const std::vector<MeasureRecord>& records, const std::string& path) {
+  const HardwareFingerprint& here = host_fingerprint();
+  const std::string here_id = here.id();
+  size_t foreign = 0;
+  const MeasureRecord* example = nullptr;
+  for (const MeasureRecord& r : records) {
+    if (r.hardware.id() == here_id) continue;
+    ++foreign;
+    if (!example) example = &r;
+  }
+  if (!example) return {};
+  return make_error(path + ": " + std::to_string(foreign) + " of " + std::to_string(records.size()) +
+                    " records were measured on another machine, " + describe(example->hardware) +
+                    "; this machine is " + describe(here) +
+                    ". Their timings are not this machine's, so this run cannot resume from them: "
+                    "choose a new run_dir (records of other machines can be read on purpose, e.g. "
+                    "`tessera proxy-eval RECORDS --save proxy.pt` and `proxy: {weights: proxy.pt}`)");
 }
 
 }  // namespace tessera::runtime

@@ -70,7 +70,14 @@ struct RecordFile {
   std::vector<std::string> warnings;  // "path:line: what was wrong; skipped"
 };
 
-// Reads every valid record; an unreadable file is an Error, bad lines are warnings.
+// Reads every valid record; an unreadable file is an Error, bad lines (and exact repeats of an
+// earlier line) are warnings naming path:line.
 Result<RecordFile> read_records(const std::string& path);
+
+// Resume counts records as measurements of this machine; records whose hardware fingerprint is
+// another machine's would pose as its timings. An Error (naming `path`, both fingerprints and
+// what to do instead) when any record was measured elsewhere. Reading other machines' records
+// on purpose (proxy pre-training with `tessera proxy-eval --save`, transfer) skips this check.
+Result<void> check_measured_here(const std::vector<MeasureRecord>& records, const std::string& path);
 
 }  // namespace tessera::runtime

@@ -2,6 +2,7 @@
 #include "runtime/runner.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -57,8 +58,34 @@ Runner::Runner(RunnerOptions options) : options_(std::move(options)) {
 
 Runner::~Runner() { stop_worker(/*kill_first=*/true); }
 
-Result<void> Runner::ensure_worker() {
-  if (pid_ > 0) return {};
+std::vector<int> measurement_cpus(int threads) {
+  std::vector<int> cpus;
+  if (const char* env = std::getenv("TESSERA_MEASURE_CPUS"); env && *env) {
+    for (const char* p = env; *p;) {
+      char* end = nullptr;
+      long cpu = std::strtol(p, &end, 10);
+      if (end == p) break;
+      if (cpu >= 0 && cpu < CPU_SETSIZE) cpus.push_back(static_cast<int>(cpu));
+      p = *end == ',' ? end + 1 : end;
+    }
+    if (!cpus.empty()) return cpus;
+  }
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return cpus;
+  for (int cpu = CPU_SETSIZE - 1; cpu >= 0 && static_cast<int>(cpus.size()) < std::max(threads, 1); --cpu) {
+    if (CPU_ISSET(cpu, &allowed)) cpus.insert(cpus.begin(), cpu);
+  }
+  return cpus;
+}
+
+Result<void> Runner::ensure_worker(int threads) {
+  if (pid_ > 0 && threads_ == threads) return {};
+  if (pid_ > 0) stop_worker(/*kill_first=*/true);
+  cpu_set_t pinned;
+  CPU_ZERO(&pinned);
+  const std::vector<int> cpus = measurement_cpus(threads);
+  for (int cpu : cpus) CPU_SET(cpu, &pinned);
   if (!executable(options_.worker_path)) {
     return make_error("cannot start the measurement worker: '" + options_.worker_path +
                       "' is not an executable (build tessera-worker or set TESSERA_WORKER)");
@@ -79,6 +106,7 @@ Result<void> Runner::ensure_worker() {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     rlimit rl{limit, limit};
     ::setrlimit(RLIMIT_AS, &rl);
+    if (!cpus.empty()) ::sched_setaffinity(0, sizeof pinned, &pinned);
     char* argv[] = {const_cast<char*>("tessera-worker"), nullptr};
     ::execv(path.c_str(), argv);
     ::_exit(127);
@@ -90,6 +118,7 @@ Result<void> Runner::ensure_worker() {
   socket_ = sockets[0];
   stderr_pipe_ = errors[0];
   task_key_.clear();
+  threads_ = threads;
   ++workers_started_;
   return {};
 }
@@ -127,7 +156,7 @@ MeasureResult Runner::measure(const MeasureTask& task, const BuildResult& build,
     result.message = build.message;
     return result;
   }
-  if (auto r = ensure_worker(); !r) {
+  if (auto r = ensure_worker(options.threads); !r) {
     result.error = MeasureError::kWorkerCrash;
     result.message = r.error().message;
     return result;

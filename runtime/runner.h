@@ -5,6 +5,12 @@
 // hangs it or makes it run out of memory becomes an error result (worker crash / run timeout)
 // and the next candidate gets a fresh worker: the batch always goes on. The worker's address
 // space is limited so a runaway allocation fails there, not on the machine.
+//
+// The worker is pinned to fixed cores: the last `threads` CPUs this process may use (or
+// $TESSERA_MEASURE_CPUS, e.g. "3" or "2,3"). Unpinned, it landed on whichever core the
+// scheduler chose, and cores are not alike: on a 2-core cloud machine CPU 0 (which also takes
+// the machine's interrupts) ran the same kernel 15% slower than CPU 1, so medians from two
+// worker processes differed by that much. Pinned, every candidate is timed on the same core.
 #pragma once
 
 #include <sys/types.h>
@@ -25,6 +31,9 @@ struct RunnerOptions {
   uint64_t memory_limit_bytes = uint64_t{8} << 30;
 };
 
+// The CPUs a worker measuring with `threads` threads is pinned to (see above).
+std::vector<int> measurement_cpus(int threads);
+
 class Runner {
  public:
   explicit Runner(RunnerOptions options = {});
@@ -42,7 +51,7 @@ class Runner {
   int workers_started() const { return workers_started_; }
 
  private:
-  Result<void> ensure_worker();
+  Result<void> ensure_worker(int threads);
   // Kills the worker (if any) and says how it ended, for error messages.
   std::string stop_worker(bool kill_first);
 
@@ -51,6 +60,7 @@ class Runner {
   int socket_ = -1;
   int stderr_pipe_ = -1;
   std::string task_key_;  // the task the current worker holds
+  int threads_ = 0;       // the thread count the current worker is pinned for
   int workers_started_ = 0;
 };
 

@@ -32,7 +32,11 @@ Timing time_callable(const std::function<void()>& call, const TimingOptions& opt
     for (int i = 0; i < calls; ++i) call();
     return std::chrono::duration<double>(Clock::now() - start).count();
   };
-  for (int i = 0; i < options.warmup; ++i) call();  // caches, page faults, thread pool start
+  // Warm-up: caches, page faults, the thread pool's start and the core's clock, which ramps up
+  // over milliseconds after an idle spell (a fixed call count is too short for small kernels).
+  const auto warm_start = Clock::now();
+  for (int i = 0; i < options.warmup; ++i) call();
+  while (std::chrono::duration<double, std::milli>(Clock::now() - warm_start).count() < options.min_warmup_ms) call();
   Timing timing;
   timing.number = std::max(1, options.number);
   double elapsed = run(timing.number);

@@ -13,6 +13,7 @@ namespace tessera::runtime {
 
 struct TimingOptions {
   int warmup = 1;             // untimed calls first
+  double min_warmup_ms = 0;   // ...and more until warming up has lasted this long
   int number = 1;             // calls per repeat to start from
   int repeats = 5;
   double min_repeat_ms = 100;

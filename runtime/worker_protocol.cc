@@ -137,7 +137,7 @@ Message run_message(const ObjectCode& object, const MeasureOptions& o) {
               {"entry", object.entry},
               {"arguments", arguments},
               {"options",
-               {{"warmup", o.warmup}, {"number", o.number}, {"repeat", o.repeat},
+               {{"warmup", o.warmup}, {"min_warmup_ms", o.min_warmup_ms}, {"number", o.number}, {"repeat", o.repeat},
                 {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
                 {"threads", o.threads}}}};
   m.blobs.push_back(object.bytes);
@@ -156,6 +156,7 @@ Result<std::pair<ObjectCode, MeasureOptions>> run_from_message(const Message& m)
     }
     const auto& opts = m.header.at("options");
     o.warmup = opts.at("warmup").get<int>();
+    o.min_warmup_ms = opts.at("min_warmup_ms").get<double>();
     o.number = opts.at("number").get<int>();
     o.repeat = opts.at("repeat").get<int>();
     o.min_repeat_ms = opts.at("min_repeat_ms").get<double>();

@@ -5,6 +5,8 @@
 #
 #   scripts/setup.sh            install packages, configure, build
 #   scripts/setup.sh --deps     install packages only
+#   scripts/setup.sh --list-packages   print the package list (scripts/check_setup_packages.py
+#                                      checks it covers every package the build finds)
 set -euo pipefail
 
 PACKAGES=(
@@ -13,10 +15,17 @@ PACKAGES=(
   libtbb-dev                                                   # parallel loops, parallel builder
   nlohmann-json3-dev                                           # steps, records, reports as JSON
   libyaml-cpp-dev                                              # experiment configs
+  libtorch-dev libopenblas0-pthread                            # learned proxy and PPO agents (LibTorch)
+  libonnx-dev libprotobuf-dev protobuf-compiler                # ONNX import (graph/onnx)
   libgtest-dev libgmock-dev                                    # tests
-  libopenblas-dev libopenblas0-pthread                         # bench/ baseline (cblas_sgemm)
+  libopenblas-dev                                             # bench/ baseline (cblas_sgemm)
   libdnnl-dev                                                  # bench/ baseline (oneDNN conv2d)
 )
+
+if [ "${1:-}" = "--list-packages" ]; then
+  printf '%s\n' "${PACKAGES[@]}"
+  exit 0
+fi
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 

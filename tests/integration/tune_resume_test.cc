@@ -11,7 +11,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
+#include <sstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
@@ -98,6 +101,108 @@ TEST(TuneResume, KilledAtRandomMomentsLosesAndRepeatsNothing) {
 
   EXPECT_EQ(wait_for(start({kTessera, "best", killed})), 0);
   EXPECT_EQ(wait_for(start({kTessera, "replay", killed})), 0);
+  fs::remove_all(root);
+}
+
+size_t line_count(const fs::path& path) {
+  std::ifstream in(path);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += !line.empty();
+  return n;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Every file of a directory with its bytes: to show that a refused run changed nothing.
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read_file(e.path());
+  }
+  return files;
+}
+
+// Runs the tessera CLI with stderr captured.
+int run_capturing(const std::vector<std::string>& args, const fs::path& err, std::string* text) {
+  std::string command;
+  for (const auto& a : args) command += "'" + a + "' ";
+  int status = std::system((command + "> /dev/null 2> '" + err.string() + "'").c_str());
+  *text = read_file(err);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(TuneResume, AKillInTheMiddleOfABatchKeepsItsFinishedMeasurements) {
+  const fs::path root = fs::temp_directory_path() / ("tessera_midbatch_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const fs::path run = root / "run";
+  const fs::path config = root / "midbatch.yaml";
+  // One batch of 16 whose candidates take ~60 ms each to measure: the kill lands inside it.
+  std::ofstream(config) << "run_dir: " << run.string() << "\n"
+                        << "seed: 9\n"
+                        << "tasks: [{op: matmul, params: {m: 32, n: 32, k: 32}}]\n"
+                        << "search: {agent: random}\n"
+                        << "budget: {trials: 32, batch_size: 16}\n"
+                        << "measure: {repeat: 2, min_repeat_ms: 15, warmup_ms: 20, retime_top: 0}\n";
+  pid_t pid = start({kTessera, "tune", config.string()});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (line_count(run / "records.jsonl") < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ::kill(pid, SIGKILL);
+  ASSERT_EQ(wait_for(pid), -SIGKILL) << "the run ended before the kill";
+  const size_t kept = line_count(run / "records.jsonl");
+  ASSERT_GE(kept, 3u);
+  ASSERT_LT(kept, 16u) << "the kill did not land inside the first batch; the test tested nothing";
+  // Records come per measurement, not per batch; so does the time spent (a curve point each).
+  EXPECT_EQ(measured(run.string()).size(), kept);
+  const size_t curve_rows = line_count(run / "curve.csv") - 1;
+  EXPECT_GE(curve_rows + 1, kept) << "time spent was not carried with each measurement";
+
+  ASSERT_EQ(wait_for(start({kTessera, "tune", config.string()})), 0);
+  auto all = measured(run.string());
+  EXPECT_EQ(all.size(), 32u);
+  EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), all.size()) << "a candidate was measured twice";
+  EXPECT_NE(read_file(run / "run.log").find("resuming: " + std::to_string(kept) + " trials restored"), std::string::npos)
+      << read_file(run / "run.log");
+  fs::remove_all(root);
+}
+
+TEST(TuneResume, AnotherMachinesRecordsAreRefusedAndNothingIsWritten) {
+  const fs::path root = fs::temp_directory_path() / ("tessera_foreign_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const std::string run = (root / "run").string();
+  const std::string config = write_config(root, run);
+  ASSERT_EQ(wait_for(start({kTessera, "tune", config, "--set", "budget.trials=40"})), 0);
+  // The same records as if copied from another machine: only the fingerprint differs.
+  {
+    std::string text = read_file(fs::path(run) / "records.jsonl"), out;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      auto j = nlohmann::json::parse(line);
+      j["hardware"]["cpu_model"] = "Imaginary CPU 9000";
+      j["hardware"]["llvm_cpu"] = "imaginary";
+      out += j.dump() + "\n";
+    }
+    std::ofstream(fs::path(run) / "records.jsonl", std::ios::trunc) << out;
+  }
+  auto before = snapshot(run);
+  std::string said;
+  EXPECT_EQ(run_capturing({kTessera, "tune", config, "--set", "budget.trials=80"}, root / "err.txt", &said), 1);
+  EXPECT_NE(said.find("40 of 40 records were measured on another machine"), std::string::npos) << said;
+  EXPECT_NE(said.find("Imaginary CPU 9000"), std::string::npos) << "names the other machine: " << said;
+  EXPECT_NE(said.find(tessera::runtime::host_fingerprint().id()), std::string::npos) << "names this one: " << said;
+  EXPECT_NE(said.find("choose a new run_dir"), std::string::npos) << said;
+  EXPECT_EQ(snapshot(run), before) << "a refused resume changed the run directory";
+
+  // Reading them on purpose is its own path: proxy pre-training takes them.
+  EXPECT_EQ(run_capturing({kTessera, "proxy-eval", run + "/records.jsonl", "--save", (root / "w.pt").string()},
+                          root / "err2.txt", &said), 0) << said;
+  EXPECT_TRUE(fs::exists(root / "w.pt"));
   fs::remove_all(root);
 }
 

@@ -1,0 +1,95 @@
+// TuningTask::retime: the fastest candidates measured again side by side, so a candidate whose
+// one search measurement was lucky is not reported as the best; and each measurement reaches
+// the records hook the moment it exists (what lets a killed run keep it).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+#include "env/tuning_task.h"
+#include "schedule/ops.h"
+#include "schedule/step_json.h"
+
+namespace tessera::env {
+namespace {
+
+// Answers from a table keyed by the schedule's JSON; the first answer for `lucky` is a fluke.
+class ScriptedMeasurer : public runtime::Measurer {
+ public:
+  std::map<std::string, double> seconds;
+  std::string lucky;
+  int calls = 0;
+  std::vector<runtime::MeasureResult> measure(const schedule::ComputeDAG&,
+                                              const std::vector<std::vector<schedule::Step>>& schedules) override {
+    std::vector<runtime::MeasureResult> out;
+    for (const auto& steps : schedules) {
+      ++calls;
+      std::string key = schedule::steps_to_json(steps).dump();
+      runtime::MeasureResult r;
+      double s = seconds.count(key) ? seconds[key] : 1.0;
+      if (key == lucky && !fluked_) {
+        s = 0.3;  // one lucky median, far under its true cost
+        fluked_ = true;
+      }
+      r.costs = {s, s, s};
+      out.push_back(r);
+    }
+    return out;
+  }
+
+ private:
+  bool fluked_ = false;
+};
+
+TEST(Retime, ALuckySearchMeasurementIsNotReportedAsTheBest) {
+  auto measurer = std::make_shared<ScriptedMeasurer>();
+  TaskOptions options;
+  options.measurer = measurer;
+  auto task = TuningTask::create(*schedule::matmul(64, 48, 32), options).value();
+  std::mt19937_64 rng(3);
+  std::vector<Candidate> candidates;
+  while (candidates.size() < 4) {
+    Candidate c = task->sample(rng);
+    if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) candidates.push_back(c);
+  }
+  auto key = [&](const Candidate& c) { return schedule::steps_to_json(task->sketch(c).steps(c.knobs)).dump(); };
+  measurer->seconds = {{key(candidates[0]), 1.2}, {key(candidates[1]), 0.5},
+                       {key(candidates[2]), 0.6}, {key(candidates[3]), 2.0}};
+  measurer->lucky = key(candidates[0]);
+  task->measure(candidates);
+  ASSERT_TRUE(task->best());
+  ASSERT_EQ(task->best()->candidate, candidates[0]) << "the search saw the fluke as fastest";
+
+  auto retimed = task->retime(/*top=*/3, /*rounds=*/4);
+  ASSERT_EQ(retimed.size(), 3u) << "the three fastest by search median are re-timed";
+  EXPECT_EQ(measurer->calls, 4 + 3 * 4) << "each of the three measured once per round";
+  EXPECT_EQ(retimed[0].candidate, candidates[1]) << "fastest by re-timed median comes first";
+  EXPECT_DOUBLE_EQ(retimed[0].seconds(), 0.5);
+  EXPECT_EQ(retimed[1].candidate, candidates[2]);
+  EXPECT_EQ(retimed[2].candidate, candidates[0]);
+  EXPECT_DOUBLE_EQ(retimed[2].search_seconds, 0.3) << "the in-search figure is kept beside";
+  EXPECT_DOUBLE_EQ(retimed[2].seconds(), 1.2);
+  EXPECT_EQ(task->trials(), 4) << "re-timing is not a trial";
+}
+
+TEST(Retime, EachMeasurementReachesTheHookAsItIsMade) {
+  TaskOptions options;
+  options.measurer = std::make_shared<ScriptedMeasurer>();
+  std::vector<int> trials_seen;
+  TuningTask* self = nullptr;
+  options.on_measured = [&](const Measurement&) { trials_seen.push_back(self->trials()); };
+  auto task = TuningTask::create(*schedule::matmul(64, 48, 32), options).value();
+  self = task.get();
+  std::mt19937_64 rng(5);
+  std::vector<Candidate> batch;
+  for (int i = 0; i < 5; ++i) batch.push_back(task->sample(rng));
+  batch.push_back(batch[0]);  // a repeat within the batch is measured once
+  task->measure(batch);
+  ASSERT_FALSE(trials_seen.empty());
+  for (size_t i = 0; i < trials_seen.size(); ++i) EXPECT_EQ(trials_seen[i], static_cast<int>(i) + 1);
+  EXPECT_EQ(static_cast<int>(trials_seen.size()), task->trials());
+}
+
+}  // namespace
+}  // namespace tessera::env
