@@ -2,6 +2,8 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
+#include "runtime/llvm/vector_math.h"
+
 #include "runtime/llvm/emitter.h"
 #include "schedule/simplify.h"
 
@@ -234,26 +236,17 @@ llvm::Value* Emitter::emit_cast(const Expr& e, llvm::Value* v) {
 }
 
 llvm::Value* Emitter::emit_call(const Expr& e, llvm::Value* v) {
+  // Transcendentals are emitted inline (vector_math.h), so vector loops never call libm.
   switch (e->fn) {
-    case CallFn::kExp: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, v);
-    case CallFn::kLog: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, v);
+    case CallFn::kExp: return vector_math::exp(b_, v);
+    case CallFn::kLog: return vector_math::log(b_, v);
     case CallFn::kSqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, v);
     case CallFn::kAbs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v);
-    case CallFn::kTanh:
-    case CallFn::kErf: break;
+    case CallFn::kTanh: return vector_math::tanh(b_, v);
+    case CallFn::kErf: return vector_math::erf(b_, v);
   }
-  // No LLVM intrinsic: call libm per lane.
-  llvm::FunctionCallee fn = module_.getOrInsertFunction(
-      e->fn == CallFn::kTanh ? "tanhf" : "erff",
-      llvm::FunctionType::get(b_.getFloatTy(), {b_.getFloatTy()}, false));
-  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
-  if (!vt) return b_.CreateCall(fn, {v});
-  llvm::Value* out = llvm::PoisonValue::get(vt);
-  for (unsigned i = 0; i < vt->getNumElements(); ++i) {
-    llvm::Value* lane = b_.CreateCall(fn, {b_.CreateExtractElement(v, b_.getInt64(i))});
-    out = b_.CreateInsertElement(out, lane, b_.getInt64(i));
-  }
-  return out;
+  error_ = "unknown function in " + schedule::to_string(e);
+  return nullptr;
 }
 
 }  // namespace tessera::runtime
