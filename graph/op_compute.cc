@@ -326,22 +326,23 @@ Result<Tensor> reduction(const Ctx& c) {
   const Shape& xs = t->shape;
   const size_t rank = xs.size();
   const std::string& op = c.node.op_type;
+  // Softmax and layer norm work on rows of the last axis: a row's index, a point of a row.
+  const int64_t n = xs.empty() ? 1 : xs.back();
+  Shape rows(xs.begin(), xs.empty() ? xs.end() : xs.end() - 1);
+  if (rows.empty()) rows.push_back(1);
+  auto row_of = [&](const Exprs& ax) {
+    return rank == 1 ? Exprs{Expr(int64_t{0})} : Exprs(ax.begin(), ax.end() - 1);
+  };
+  auto at = [&](const Exprs& row, const Expr& col) {
+    Exprs p = rank == 1 ? Exprs{} : row;
+    p.push_back(col);
+    return p;
+  };
   if (op == "Softmax") {
     int64_t axis = c.node.get_int("axis", c.graph.opset >= 13 ? -1 : 1);
     if (axis < 0) axis += static_cast<int64_t>(rank);
     if (axis != static_cast<int64_t>(rank) - 1)
       return c.fail("Softmax over an axis other than the last is not supported");
-    const int64_t n = xs.back();
-    Shape rows(xs.begin(), xs.end() - 1);
-    if (rows.empty()) rows.push_back(1);
-    auto row_of = [&](const Exprs& ax) {
-      return rank == 1 ? Exprs{Expr(int64_t{0})} : Exprs(ax.begin(), ax.end() - 1);
-    };
-    auto at = [&](const Exprs& row, const Expr& col) {
-      Exprs p = rank == 1 ? Exprs{} : row;
-      p.push_back(col);
-      return p;
-    };
     Tensor mx = schedule::reduce(c.names("maxval"), rows, {n}, schedule::ReduceKind::kMax, {t},
                                  [&](const Exprs& ax, const Exprs& r) { return t(at(ax, r[0])); });
     Tensor ex = schedule::compute(c.names("expval"), xs, {t, mx}, [&](const Exprs& ax) {
@@ -364,17 +365,6 @@ Result<Tensor> reduction(const Ctx& c) {
     }
     if (!c.has(1)) return c.fail("LayerNormalization needs a Scale input");
     const double eps = c.node.get_float("epsilon", 1e-5);
-    const int64_t n = xs.back();
-    Shape rows(xs.begin(), xs.end() - 1);
-    if (rows.empty()) rows.push_back(1);
-    auto row_of = [&](const Exprs& ax) {
-      return rank == 1 ? Exprs{Expr(int64_t{0})} : Exprs(ax.begin(), ax.end() - 1);
-    };
-    auto at = [&](const Exprs& row, const Expr& col) {
-      Exprs p = rank == 1 ? Exprs{} : row;
-      p.push_back(col);
-      return p;
-    };
     const Expr inv_n(1.0 / static_cast<double>(n));
     Tensor mean =
         schedule::reduce(c.names("mean"), rows, {n}, schedule::ReduceKind::kSum, {t},
