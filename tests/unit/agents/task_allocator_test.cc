@@ -1,0 +1,129 @@
+// The network level: NetworkEnv's estimate, reward and budget, and the allocators on a
+// synthetic network whose tasks improve along known curves (task i after r rounds:
+// floor + (start - floor) * decay^r, one second a round).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "agents/task_allocator.h"
+
+namespace tessera::agents {
+namespace {
+
+struct Curve {
+  double start, floor, decay;
+  int weight;
+  double at(int rounds) const { return floor + (start - floor) * std::pow(decay, rounds); }
+};
+
+struct Synthetic {
+  std::vector<Curve> curves;
+  std::vector<int> rounds;
+  explicit Synthetic(std::vector<Curve> c) : curves(std::move(c)), rounds(curves.size(), 0) {}
+  env::NetworkEnv make_env(int budget_rounds) {
+    std::vector<env::NetworkTask> tasks;
+    for (size_t i = 0; i < curves.size(); ++i) {
+      tasks.push_back({"t" + std::to_string(i), i % 2 ? "dense" : "conv2d", 1e9 * (i + 1), curves[i].weight});
+    }
+    return env::NetworkEnv(tasks, [this](int t) {
+      int r = ++rounds[static_cast<size_t>(t)];
+      return env::RoundResult{curves[static_cast<size_t>(t)].at(r), 16 * r, 1.0, false};
+    }, budget_rounds, 0);
+  }
+};
+
+// Runs an allocator to the end of the budget; returns the final estimate.
+double run(TaskAllocator& allocator, env::NetworkEnv& env, std::vector<int>* chosen = nullptr) {
+  env.reset();
+  while (true) {
+    int t = allocator.choose(env.observation());
+    if (t < 0) break;
+    if (chosen) chosen->push_back(t);
+    auto step = env.step(t);
+    allocator.observe(t, step.reward, env.observation());
+    if (step.terminated || step.truncated) break;
+  }
+  return env.observation().estimate_seconds;
+}
+
+TEST(NetworkEnv, EstimateIsTheWeightedSumAndRewardItsDropPerSecond) {
+  Synthetic net({{10, 1, 0.5, 3}, {4, 2, 0.5, 1}});
+  auto env = net.make_env(3);
+  EXPECT_TRUE(std::isinf(env.reset().estimate_seconds)) << "unknown until every task is measured";
+  env.step(0);  // task 0: 10 -> 5.5
+  auto s = env.step(1);  // task 1: 4 -> 3; estimate 3 * 5.5 + 3
+  EXPECT_DOUBLE_EQ(env.observation().estimate_seconds, 3 * 5.5 + 3);
+  EXPECT_FALSE(s.truncated);
+  s = env.step(0);  // task 0: 5.5 -> 3.25: the estimate drops by 3 * 2.25 in one second
+  EXPECT_DOUBLE_EQ(s.reward, 3 * 2.25);
+  EXPECT_TRUE(s.truncated) << "three rounds were the budget";
+  EXPECT_EQ(env.observation().views[0].rounds, 2);
+  EXPECT_EQ(env.observation().views[0].trials, 32);
+}
+
+TEST(TaskAllocators, RoundRobinTakesTurnsAndSkipsExhaustedTasks) {
+  Synthetic net({{1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}});
+  auto env = net.make_env(7);
+  auto rr = make_allocator("round_robin", 1).value();
+  std::vector<int> chosen;
+  run(*rr, env, &chosen);
+  EXPECT_EQ(chosen, (std::vector<int>{0, 1, 2, 0, 1, 2, 0}));
+  env::NetworkObservation obs = env.observation();
+  obs.views[1].exhausted = true;
+  auto rr2 = make_allocator("round_robin", 1).value();
+  EXPECT_EQ(rr2->choose(obs), 0);
+  EXPECT_EQ(rr2->choose(obs), 2);
+  EXPECT_EQ(rr2->choose(obs), 0);
+}
+
+TEST(TaskAllocators, AnsorGradientByHand) {
+  env::NetworkObservation obs;
+  obs.tasks = {{"a", "conv2d", 2e9, 2}, {"b", "conv2d", 2e9, 1}};
+  obs.views.resize(2);
+  obs.views[0].best_seconds = 0.010;  // 200 GFLOP/s
+  obs.views[0].rounds = 4;
+  obs.views[0].best_history = {0.016, 0.013, 0.011, 0.010};
+  obs.views[1].best_seconds = 0.004;  // 500 GFLOP/s: the best similar throughput
+  obs.views[1].rounds = 2;
+  obs.views[1].best_history = {0.005, 0.004};
+  // backward = (0.010 - 0.016) / 3; forward = min(0.010 - 0.010/4, 2 * 2e9 / 5e11) - 0.010
+  const double backward = (0.010 - 0.016) / 3, forward = std::min(0.0075, 0.008) - 0.010;
+  EXPECT_NEAR(ansor_gradient(obs, 0), 2 * (0.2 * backward + 0.8 * forward), 1e-12);
+  // Task b: no window of history yet (backward 0); forward = min(0.004 - 0.002, 2 * 0.004) - 0.004.
+  EXPECT_NEAR(ansor_gradient(obs, 1), 1 * 0.8 * (0.002 - 0.004), 1e-12);
+}
+
+TEST(TaskAllocators, GradientWarmsUpOnEveryTaskThenFavoursTheHeavyOne) {
+  Synthetic net({{10, 1, 0.7, 1}, {10, 1, 0.7, 10}, {10, 1, 0.7, 1}});
+  auto env = net.make_env(30);
+  auto gradient = make_allocator("gradient", 1).value();
+  std::vector<int> chosen;
+  run(*gradient, env, &chosen);
+  EXPECT_EQ(std::vector<int>(chosen.begin(), chosen.begin() + 3), (std::vector<int>{0, 1, 2}));
+  EXPECT_GT(std::count(chosen.begin(), chosen.end(), 1), 15) << "weight 10 earns most rounds";
+}
+
+TEST(TaskAllocators, HarlSpendsRoundsWhereTheEstimateFallsAndBeatsRoundRobin) {
+  // One heavy task keeps improving; five converge after their first round.
+  std::vector<Curve> curves = {{100, 5, 0.85, 4}};
+  for (int i = 0; i < 5; ++i) curves.push_back({2, 2, 1.0, 1});
+  Synthetic a(curves), b(curves);
+  auto env_harl = a.make_env(40), env_rr = b.make_env(40);
+  auto harl = make_allocator("harl", 3).value();
+  auto rr = make_allocator("round_robin", 3).value();
+  std::vector<int> chosen;
+  double harl_estimate = run(*harl, env_harl, &chosen);
+  double rr_estimate = run(*rr, env_rr);
+  EXPECT_GT(std::count(chosen.begin(), chosen.end(), 0), 25) << "most rounds on the improving task";
+  EXPECT_LT(harl_estimate, 0.5 * rr_estimate);
+}
+
+TEST(TaskAllocators, UnknownNameIsRefusedWithTheChoices) {
+  auto made = make_allocator("greedy", 1);
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().message, "unknown allocator 'greedy' (expected harl, gradient, round_robin)");
+}
+
+}  // namespace
+}  // namespace tessera::agents
