@@ -10,6 +10,7 @@
 #include "experiments/inspect.h"
 #include "experiments/proxy_eval.h"
 #include "experiments/quickstart.h"
+#include "experiments/run_network.h"
 #include "experiments/tune.h"
 
 namespace {
@@ -40,6 +41,16 @@ const Command kCommands[] = {
      "Import an ONNX model, fold its constants (BatchNormalization into convs, shape arithmetic)\n"
      "and fuse it into tasks; print each task's fused ops, output shape, FLOPs and weight (its\n"
      "occurrences). --dim gives a value to a symbolic input dimension, e.g. --dim batch=1."},
+    {"run",
+     "tessera run MODEL.onnx [--records DIR_OR_FILE] [--threads N] [--input IN.bin] [--output OUT.bin] [--runs N] [--seed N] [--json] [--no-check] [--dim NAME=VALUE ...]",
+     "Run one inference of an ONNX model: import, fold, fuse, compile every task (its fastest\n"
+     "correct schedule recorded on this machine in --records, else a default schedule; each\n"
+     "kernel checked against the reference at load), check the outputs against the\n"
+     "double-precision graph interpreter (max abs error <= 1e-3 x the output's max |y|), then\n"
+     "print the latency (median of >= 20 runs after warm-up, or --runs) and a per-task time\n"
+     "table. Inputs: raw little-endian float32 from --input (all graph inputs, in order), else\n"
+     "uniform [-1, 1) from --seed (1). --output writes the first output as raw float32. --json\n"
+     "ends stdout with one JSON line (the table then goes to stderr)."},
     {"proxy-eval",
      "tessera proxy-eval RECORDS... [--config FILE] [--holdout 0.2] [--top-k 10] [--epochs 200] [--min-gap 0] [--seed 1] [--save FILE]",
      "Train the reward proxy on part of the records and report its pairwise ranking accuracy and\n"
@@ -101,6 +112,7 @@ int main(int argc, char** argv) {
   if (command == "quickstart") return run_quickstart(args);
   if (command == "proxy-eval") return run_proxy_eval(args);
   if (command == "inspect") return run_inspect(args);
+  if (command == "run") return run_network(args);
   if (command == "best" || command == "replay") {
     if (args.size() != 1) {
       std::fprintf(stderr, "usage: %s\n", known->usage);

@@ -1,0 +1,261 @@
+// `tessera run` (see run_network.h). Human-readable output goes to stdout, or to stderr with
+// --json, so that stdout then holds only the JSON line bench/e2e.sh reads.
+#include "experiments/run_network.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "graph/fold.h"
+#include "graph/fuse.h"
+#include "graph/interpret.h"
+#include "graph/onnx/import.h"
+#include "runtime/network_executor.h"
+#include "runtime/timing.h"
+
+namespace tessera::experiments {
+namespace {
+
+// Outputs must match the interpreter within this fraction of the output's largest magnitude.
+constexpr double kRelativeTolerance = 1e-3;
+constexpr int kMinRuns = 20, kMaxRuns = 500, kWarmupRuns = 3;
+constexpr double kMinTimedSeconds = 1.0;
+
+struct Args {
+  std::string model, records, input, output;
+  int threads = 1, runs = 0;  // runs 0: at least kMinRuns, more until kMinTimedSeconds
+  uint64_t seed = 1;
+  bool json = false, check = true;
+  graph::ImportOptions import;
+};
+
+const char* kUsage =
+    "usage: tessera run MODEL.onnx [--records DIR_OR_FILE] [--threads N] [--input IN.bin] "
+    "[--output OUT.bin] [--runs N] [--seed N] [--json] [--no-check] [--dim NAME=VALUE ...]\n";
+
+bool parse_positive(const std::string& text, int64_t* out) {
+  char* end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0' || v < 1) return false;
+  *out = v;
+  return true;
+}
+
+// Fills `a` from the command line; false (with the reason on stderr) for a bad one.
+bool parse_args(const std::vector<std::string>& args, Args* a) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    const bool has_value = i + 1 < args.size();
+    int64_t number = 0;
+    if (flag == "--json") {
+      a->json = true;
+    } else if (flag == "--no-check") {
+      a->check = false;
+    } else if (has_value && (flag == "--records" || flag == "--input" || flag == "--output")) {
+      (flag == "--records" ? a->records : flag == "--input" ? a->input : a->output) = args[++i];
+    } else if (has_value && (flag == "--threads" || flag == "--runs" || flag == "--seed") &&
+               parse_positive(args[i + 1], &number)) {
+      if (flag == "--threads") a->threads = static_cast<int>(number);
+      if (flag == "--runs") a->runs = static_cast<int>(number);
+      if (flag == "--seed") a->seed = static_cast<uint64_t>(number);
+      ++i;
+    } else if (flag == "--dim" && has_value && args[i + 1].find('=') != std::string::npos &&
+               args[i + 1].find('=') > 0 &&
+               parse_positive(args[i + 1].substr(args[i + 1].find('=') + 1), &number)) {
+      a->import.dim_values[args[i + 1].substr(0, args[i + 1].find('='))] = number;
+      ++i;
+    } else if (a->model.empty() && flag.rfind("--", 0) != 0) {
+      a->model = flag;
+    } else {
+      std::fprintf(stderr, "tessera run: bad argument '%s'\n%s", flag.c_str(), kUsage);
+      return false;
+    }
+  }
+  if (a->model.empty()) std::fprintf(stderr, "tessera run: missing MODEL.onnx\n%s", kUsage);
+  return !a->model.empty();
+}
+
+// The graph inputs' values: from the raw float32 file (the inputs one after another, in graph
+// order) or seeded uniform in [-1, 1).
+Result<std::map<std::string, std::vector<float>>> make_inputs(const graph::Graph& g, const Args& a) {
+  std::map<std::string, std::vector<float>> inputs;
+  int64_t total = 0;
+  for (const std::string& name : g.inputs) total += g.info(name)->num_elements();
+  std::vector<float> values(static_cast<size_t>(total));
+  if (!a.input.empty()) {
+    std::ifstream in(a.input, std::ios::binary | std::ios::ate);
+    if (!in) return make_error(a.input + ": cannot open the input file");
+    const auto bytes = static_cast<int64_t>(in.tellg());
+    if (bytes != total * 4) {
+      return make_error(a.input + ": holds " + std::to_string(bytes) + " bytes; the model's inputs take " +
+                        std::to_string(total) + " float32 values (" + std::to_string(total * 4) + " bytes)");
+    }
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(values.data()), bytes);  // little-endian host
+  } else {
+    std::mt19937 rng(static_cast<uint32_t>(a.seed));
+    std::uniform_real_distribution<float> dist(-1, 1);
+    for (float& v : values) v = dist(rng);
+  }
+  int64_t at = 0;
+  for (const std::string& name : g.inputs) {
+    const int64_t n = g.info(name)->num_elements();
+    inputs[name].assign(values.begin() + at, values.begin() + at + n);
+    at += n;
+  }
+  return inputs;
+}
+
+struct Check {
+  double max_abs_error = 0, output_max_abs = 0, tolerance = 0;
+  bool ok = true;
+};
+
+// Every graph output against graph::interpret on the unfolded graph (import, folding, fusion,
+// scheduling and code generation checked together).
+Result<Check> check_outputs(const graph::Graph& raw, const std::map<std::string, std::vector<float>>& inputs,
+                            const std::map<std::string, std::vector<float>>& outputs) {
+  auto expected = graph::interpret(raw, inputs);
+  if (!expected) return make_error("reference interpreter: " + expected.error().message);
+  Check c;
+  for (const std::string& name : raw.outputs) {
+    const std::vector<double>& want = expected->at(name).data;
+    const std::vector<float>& got = outputs.at(name);
+    if (got.size() != want.size()) return make_error("output '" + name + "' has the wrong size");
+    double scale = 0, error = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      scale = std::max(scale, std::abs(want[i]));
+      const double d = std::abs(double(got[i]) - want[i]);
+      if (!(d <= error)) error = d;  // NaN sticks
+    }
+    const double tolerance = kRelativeTolerance * std::max(scale, 1e-6);
+    c.ok &= error <= tolerance;
+    if (!(error <= c.max_abs_error)) c.max_abs_error = error;
+    c.output_max_abs = std::max(c.output_max_abs, scale);
+    c.tolerance = std::max(c.tolerance, tolerance);
+  }
+  return c;
+}
+
+}  // namespace
+
+int run_network(const std::vector<std::string>& args) {
+  Args a;
+  if (!parse_args(args, &a)) return 2;
+  FILE* out = a.json ? stderr : stdout;
+  auto fail = [&](const std::string& message) {
+    std::fprintf(stderr, "tessera run: %s\n", message.c_str());
+    return 1;
+  };
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto raw = graph::import_onnx(a.model, a.import);
+  if (!raw) return fail(raw.error().message);
+  auto folded = graph::fold_constants(*raw);
+  if (!folded) return fail(folded.error().message);
+  auto network = graph::fuse(*folded);
+  if (!network) return fail(network.error().message);
+  auto inputs = make_inputs(*raw, a);
+  if (!inputs) return fail(inputs.error().message);
+
+  runtime::ExecutorOptions options;
+  options.records = a.records;
+  std::fprintf(stderr, "%s: %zu tasks, %zu kernel launches; compiling and checking each kernel...\n",
+               a.model.c_str(), network->tasks.size(), network->order.size());
+  auto executor = runtime::NetworkExecutor::build(*folded, *network, options);
+  if (!executor) return fail(executor.error().message);
+  for (const std::string& w : executor->record_warnings()) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  const double build_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::fprintf(out, "built in %.1f s: schedules %s\n", build_seconds, executor->schedules().c_str());
+
+  auto outputs = executor->run(*inputs, a.threads);
+  if (!outputs) return fail(outputs.error().message);
+  Check check;
+  if (a.check) {
+    std::fprintf(stderr, "checking the outputs against the double-precision interpreter...\n");
+    auto c = check_outputs(*raw, *inputs, *outputs);
+    if (!c) return fail(c.error().message);
+    check = *c;
+    std::fprintf(out, "check: max abs error %.3g against graph::interpret (double precision); output max |y| %.4g; "
+        "tolerance %.0e x max |y| = %.3g: %s\n",
+        check.max_abs_error, check.output_max_abs, kRelativeTolerance, check.tolerance,
+        check.ok ? "OK" : "FAILED");
+  } else {
+    std::fprintf(out, "check: skipped (--no-check)\n");
+  }
+  if (!a.output.empty()) {
+    const std::vector<float>& first = outputs->at(raw->outputs.front());
+    std::ofstream file(a.output, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(first.data()), static_cast<std::streamsize>(first.size() * 4));
+    if (!file) return fail(a.output + ": cannot write the output");
+  }
+
+  for (int i = 0; i < kWarmupRuns; ++i) {
+    if (auto r = executor->run(*inputs, a.threads); !r) return fail(r.error().message);
+  }
+  executor->set_timing(true);
+  executor->reset_times();
+  std::vector<double> seconds;
+  double timed = 0;
+  while (a.runs > 0 ? static_cast<int>(seconds.size()) < a.runs
+                    : (static_cast<int>(seconds.size()) < kMinRuns ||
+                       (timed < kMinTimedSeconds && static_cast<int>(seconds.size()) < kMaxRuns))) {
+    const auto t0 = Clock::now();
+    if (auto r = executor->run(*inputs, a.threads); !r) return fail(r.error().message);
+    seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    timed += seconds.back();
+  }
+  const double latency_ms = runtime::median(seconds) * 1e3;
+  const int runs = static_cast<int>(seconds.size());
+
+  const auto& reports = executor->tasks();
+  const auto& times = executor->task_times();
+  double task_total = 0;
+  for (const auto& t : times) task_total += t.seconds;
+  std::fprintf(out, "%-30s %-32s %6s %10s %6s %8s  %s\n", "task", "ops", "weight", "ms/inf", "share", "GFLOP/s", "schedule");
+  for (size_t t = 0; t < reports.size(); ++t) {
+    const runtime::TaskReport& r = reports[t];
+    const double ms = times[t].seconds / runs * 1e3;
+    const double gflops = times[t].seconds > 0 ? r.flops * static_cast<double>(times[t].calls) / times[t].seconds * 1e-9 : 0;
+    std::string ops = r.ops.size() > 32 ? r.ops.substr(0, 29) + "..." : r.ops;
+    std::fprintf(out, "%-30s %-32s %6d %10.3f %5.1f%% %8.1f  %s%s%s\n", r.name.substr(0, 30).c_str(), ops.c_str(), r.weight, ms,
+        task_total > 0 ? 100 * times[t].seconds / task_total : 0.0, gflops, runtime::to_string(r.source),
+        r.sketch.empty() ? "" : (" " + r.sketch).c_str(), r.note.empty() ? "" : "  [fallback]");
+  }
+  for (const runtime::TaskReport& r : reports) {
+    if (!r.note.empty()) std::fprintf(out, "note: %s: %s\n", r.name.c_str(), r.note.c_str());
+  }
+  const runtime::MemoryPlan& plan = executor->memory_plan();
+  std::fprintf(out, "intermediates: %.2f MB in %zu buffers (%.2f MB without reuse)\n", plan.peak_bytes / 1e6,
+      plan.buffer_bytes.size(), plan.total_bytes / 1e6);
+  std::fprintf(out, "latency: %.3f ms (median of %d runs after %d warm-up, %d thread%s; tasks sum to %.3f ms)\n", latency_ms,
+      runs, kWarmupRuns, a.threads, a.threads == 1 ? "" : "s", task_total / runs * 1e3);
+  if (a.json) {
+    nlohmann::json line = {
+        {"model", std::filesystem::path(a.model).stem().string()},
+        {"latency_ms", latency_ms},
+        {"threads", a.threads},
+        {"tasks", reports.size()},
+        {"kernels", executor->kernel_calls()},
+        {"schedules", executor->schedules()},
+        {"max_abs_error_vs_reference", a.check ? nlohmann::json(check.max_abs_error) : nlohmann::json(nullptr)},
+        {"reference_tolerance", a.check ? nlohmann::json(check.tolerance) : nlohmann::json(nullptr)},
+        {"peak_intermediate_bytes", plan.peak_bytes},
+        {"total_intermediate_bytes", plan.total_bytes},
+        {"runs", runs},
+        {"build_seconds", build_seconds},
+    };
+    std::printf("%s\n", line.dump().c_str());
+  }
+  return check.ok ? 0 : 1;
+}
+
+}  // namespace tessera::experiments

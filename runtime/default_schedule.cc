@@ -1,0 +1,190 @@
+// The default schedule rule (see default_schedule.h): knob values for a task's sketches.
+//
+// It reads the knob list the sketch rules (schedule/sketch.cc) produce: a run of 4-part tile
+// knobs is a tiled stage's spatial axes (outermost first), the 2-part tile knobs after it its
+// reduction axes, then its parallel and unroll choices; "X.vector" and "X.rf" belong to the
+// simple and rfactor rules. A knob the rule does not recognise keeps its first value.
+#include "runtime/default_schedule.h"
+
+#include <cmath>
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <limits>
+
+#include "schedule/sketch.h"
+
+namespace tessera::runtime {
+namespace {
+
+using schedule::Knob;
+using schedule::KnobKind;
+
+constexpr int64_t kVectorLanes = 16;      // AVX-512 floats
+constexpr int64_t kRegisterRows = 8;      // rows of the accumulator block beside the vector axis
+constexpr int64_t kReduceUnroll = 16;     // reduction steps unrolled around the block
+constexpr int64_t kParallelChunks = 16;   // outer parallel iterations wanted (threads x slack)
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+// The largest divisor of `extent` that is at most `limit` (at least 1).
+int64_t divisor_up_to(int64_t extent, int64_t limit) {
+  for (int64_t d = std::min(extent, limit); d > 1; --d) {
+    if (extent % d == 0) return d;
+  }
+  return 1;
+}
+
+// The index of the tile knob's factorization nearest `want` (in log scale; exact when present).
+int nearest(const Knob& knob, const std::vector<int64_t>& want) {
+  int best = 0;
+  double best_distance = std::numeric_limits<double>::max();
+  for (size_t i = 0; i < knob.domain.size(); ++i) {
+    const auto& f = knob.domain[i];
+    if (f.size() != want.size()) continue;
+    double d = 0;
+    for (size_t p = 0; p < f.size(); ++p) d += std::abs(std::log2(double(f[p])) - std::log2(double(want[p])));
+    if (d < best_distance) best_distance = d, best = static_cast<int>(i);
+  }
+  return best;
+}
+
+// The index of the choice knob's value `want`, or the largest value below it.
+int choice_index(const Knob& knob, int64_t want) {
+  int best = 0;
+  for (size_t i = 0; i < knob.domain.size(); ++i) {
+    if (knob.domain[i][0] <= want) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+// The order in which a tiled stage's axes other than the innermost get register rows: first
+// those the vector operand does not depend on (each row then reuses one vector load with a
+// broadcast: a conv's output channels, a matmul's rows), innermost first, then the rest.
+std::vector<size_t> row_order(const schedule::ComputeDAG& dag, const std::string& knob_name, size_t axes) {
+  std::vector<bool> friendly(axes, false);
+  const int index = dag.stage_index(knob_name.substr(0, knob_name.rfind('.')));
+  if (index >= 0 && dag.stages()[static_cast<size_t>(index)]->axes.size() == axes && axes > 0) {
+    const schedule::TensorNode& op = *dag.stages()[static_cast<size_t>(index)];
+    const schedule::ExprNode* vector_var = op.axes.back().var.get();
+    std::vector<schedule::Expr> vector_loads;
+    std::function<void(const schedule::Expr&)> visit = [&](const schedule::Expr& e) {
+      if (e->kind == schedule::ExprKind::kLoad &&
+          std::any_of(e->operands.begin(), e->operands.end(),
+                      [&](const schedule::Expr& i) { return schedule::uses_var(i, vector_var); })) {
+        vector_loads.push_back(e);
+      }
+      for (const schedule::Expr& op : e->operands) visit(op);
+    };
+    visit(op.body);
+    for (size_t a = 0; a + 1 < axes; ++a) {
+      friendly[a] = !vector_loads.empty() &&
+                    std::none_of(vector_loads.begin(), vector_loads.end(), [&](const schedule::Expr& l) {
+                      return schedule::uses_var(l, op.axes[a].var.get());
+                    });
+    }
+  }
+  std::vector<size_t> order;
+  for (bool want : {true, false}) {
+    for (size_t a = axes - 1; a-- > 0;) {
+      if (friendly[a] == want) order.push_back(a);
+    }
+  }
+  return order;
+}
+
+bool is_tile_group_knob(const Knob& k, size_t parts) {
+  return k.kind == KnobKind::kTile && k.domain[0].size() == parts && !ends_with(k.name, ".vector") &&
+         !ends_with(k.name, ".rf");
+}
+
+schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule::KnobSpace& space) {
+  const auto& knobs = space.knobs();
+  schedule::KnobValues values(knobs.size(), 0);
+  std::vector<int64_t> level0;  // the last tiled stage's outer extents, for its parallel knob
+  bool tiled = false;           // the knobs being read belong to a tile rule
+  size_t i = 0;
+  while (i < knobs.size()) {
+    const Knob& k = knobs[i];
+    const size_t parts = k.kind == KnobKind::kTile ? k.domain[0].size() : 0;
+    if (parts == 4 || (parts == 2 && tiled && is_tile_group_knob(k, 2))) {
+      size_t end = i;
+      while (end < knobs.size() && is_tile_group_knob(knobs[end], parts)) ++end;
+      if (parts == 4) {
+        // Spatial axes: vector lanes innermost, then up to kRegisterRows rows, outward.
+        tiled = true;
+        level0.assign(end - i, 1);
+        int64_t budget = kRegisterRows;
+        std::vector<size_t> order = {end - 1 - i};
+        for (size_t a : row_order(dag, knobs[i].name, end - i)) order.push_back(a);
+        for (size_t a : order) {
+          const int64_t extent = product(knobs[i + a].domain[0]);
+          const int64_t inner = a + 1 == end - i ? divisor_up_to(extent, kVectorLanes)
+                                                 : divisor_up_to(extent, budget);
+          if (a + 1 != end - i) budget /= inner;
+          level0[a] = extent / inner;
+          values[i + a] = nearest(knobs[i + a], {extent / inner, 1, 1, inner});
+        }
+      } else {
+        // Reduction axes: the innermost ones unrolled around the block, up to kReduceUnroll.
+        int64_t budget = kReduceUnroll;
+        for (size_t a = end; a-- > i;) {
+          const int64_t extent = product(knobs[a].domain[0]);
+          const int64_t inner = divisor_up_to(extent, budget);
+          budget /= inner;
+          values[a] = nearest(knobs[a], {extent / inner, inner});
+        }
+      }
+      i = end;
+      continue;
+    }
+    if (parts == 2) {  // "X.vector" (simple rule) or "X.rf" (rfactor rule)
+      tiled = false;
+      const int64_t extent = product(k.domain[0]);
+      const int64_t lanes = divisor_up_to(extent, kVectorLanes);
+      values[i] = nearest(k, {extent / lanes, lanes});
+    } else if (k.kind == KnobKind::kParallel) {
+      if (tiled) {
+        // Fuse as few outer loops as give kParallelChunks iterations to share.
+        int64_t want = static_cast<int64_t>(k.domain.back()[0]), fused = 1;
+        for (size_t g = 0; g < level0.size(); ++g) {
+          fused *= level0[g];
+          if (fused >= kParallelChunks) {
+            want = static_cast<int64_t>(g) + 1;
+            break;
+          }
+        }
+        values[i] = choice_index(k, want);
+      } else {
+        values[i] = choice_index(k, 1);
+      }
+    } else if (k.kind == KnobKind::kUnroll) {
+      values[i] = choice_index(k, tiled ? 512 : 16);
+    }
+    ++i;
+  }
+  return values;
+}
+
+}  // namespace
+
+std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag) {
+  std::vector<ScheduleChoice> choices;
+  for (const schedule::Sketch& sketch : schedule::generate_sketches(dag)) {
+    const schedule::KnobValues values = rule_values(dag, sketch.knobs);
+    if (!schedule::apply_candidate(dag, sketch, values)) continue;
+    choices.push_back({sketch.id, sketch.knobs.to_json(values), sketch.steps(values)});
+  }
+  choices.push_back({});
+  return choices;
+}
+
+}  // namespace tessera::runtime

@@ -1,0 +1,30 @@
+// The best recorded schedule of each workload measured on this machine: what the network
+// executor compiles for a task that was tuned.
+//
+// Records come from a records.jsonl file or a directory (every *.jsonl file under it, e.g. a
+// run directory or a folder of runs). Only correct measurements (no error class) whose
+// hardware fingerprint is this machine's count; of those, the one with the lowest median cost
+// per workload key wins. Corrupt lines are skipped and reported as warnings, not errors.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/records.h"
+#include "schedule/result.h"
+
+namespace tessera::runtime {
+
+struct RecordBests {
+  std::map<std::string, MeasureRecord> by_workload;  // workload key -> fastest correct record
+  int records_read = 0;
+  int other_machine = 0;              // correct records skipped: measured elsewhere
+  std::vector<std::string> files;     // the files read
+  std::vector<std::string> warnings;  // "path:line: ...", from the reader
+};
+
+// An Error when `path` does not exist or a file cannot be read.
+Result<RecordBests> load_record_bests(const std::string& path);
+
+}  // namespace tessera::runtime

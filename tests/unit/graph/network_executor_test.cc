@@ -1,0 +1,287 @@
+// The network executor (runtime/network_executor.h) on small models built in code: its
+// outputs match graph::interpret on 1 and 2 threads, intermediates share buffers by lifetime,
+// recorded schedules are used when they are this machine's and refused ones fall back to the
+// default with a note, and bad inputs are errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "graph/fold.h"
+#include "graph/fuse.h"
+#include "graph/interpret.h"
+#include "graph/onnx/import.h"
+#include "onnx_model_builder.h"
+#include "runtime/default_schedule.h"
+#include "runtime/memory_plan.h"
+#include "runtime/network_executor.h"
+#include "runtime/records.h"
+#include "schedule/step_json.h"
+
+namespace tessera::graph {
+namespace {
+
+using testing::ModelBuilder;
+
+struct Loaded {
+  Graph raw, folded;
+  NetworkTasks tasks;
+};
+
+Loaded load(const std::string& bytes) {
+  Loaded l;
+  auto raw = import_onnx_bytes(bytes, "model.onnx");
+  EXPECT_TRUE(raw.ok()) << (raw ? "" : raw.error().message);
+  if (!raw) return l;
+  l.raw = *raw;
+  auto folded = fold_constants(l.raw);
+  EXPECT_TRUE(folded.ok()) << (folded ? "" : folded.error().message);
+  if (!folded) return l;
+  l.folded = *folded;
+  auto tasks = fuse(l.folded);
+  EXPECT_TRUE(tasks.ok()) << (tasks ? "" : tasks.error().message);
+  if (tasks) l.tasks = *tasks;
+  return l;
+}
+
+std::map<std::string, std::vector<float>> random_inputs(const Graph& g) {
+  std::map<std::string, std::vector<float>> inputs;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (const std::string& name : g.inputs) {
+    for (int64_t i = 0; i < g.info(name)->num_elements(); ++i) inputs[name].push_back(dist(rng));
+  }
+  return inputs;
+}
+
+// Runs the executor on `threads` and compares every graph output with the interpreter.
+void expect_matches_interpreter(runtime::NetworkExecutor& executor, const Loaded& l, int threads) {
+  const auto inputs = random_inputs(l.raw);
+  auto expected = interpret(l.raw, inputs);
+  ASSERT_TRUE(expected.ok()) << expected.error().message;
+  auto outputs = executor.run(inputs, threads);
+  ASSERT_TRUE(outputs.ok()) << outputs.error().message;
+  for (const std::string& name : l.raw.outputs) {
+    const auto& want = expected->at(name).data;
+    const auto& got = outputs->at(name);
+    ASSERT_EQ(got.size(), want.size()) << name;
+    double scale = 0, error = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      scale = std::max(scale, std::abs(want[i]));
+      error = std::max(error, std::abs(double(got[i]) - want[i]));
+    }
+    EXPECT_LE(error, 1e-4 * std::max(scale, 1.0)) << name << " on " << threads << " thread(s)";
+  }
+}
+
+// x -> conv 3x3 -> relu -> conv -> sigmoid -> conv -> relu -> conv -> relu: four tasks in a chain.
+std::string conv_chain(int channels = 8, int size = 12) {
+  ModelBuilder b;
+  b.input("x", {1, channels, size, size});
+  std::string prev = "x";
+  const char* activation[] = {"Relu", "Sigmoid", "Relu", "Relu"};
+  for (int i = 0; i < 4; ++i) {
+    const std::string w = "w" + std::to_string(i), c = "c" + std::to_string(i), a = "a" + std::to_string(i);
+    b.weight(w, {channels, channels, 3, 3}, -0.3f, 0.3f);
+    auto* conv = b.node("Conv", {prev, w}, {c});
+    ModelBuilder::attr(conv, "pads", std::vector<int64_t>{1, 1, 1, 1});
+    b.node(activation[i], {c}, {a});
+    prev = a;
+  }
+  b.output(prev);
+  return b.bytes();
+}
+
+// A small CNN: conv + BatchNorm + relu, a residual conv + add + relu, pooling and a dense head.
+std::string small_cnn() {
+  ModelBuilder b;
+  b.input("x", {1, 3, 16, 16});
+  b.weight("w1", {8, 3, 3, 3});
+  b.weight("b1", {8});
+  b.weight("scale", {8}, 0.5f, 1.5f);
+  b.weight("shift", {8});
+  b.weight("mean", {8});
+  b.weight("var", {8}, 0.5f, 1.5f);
+  b.weight("w2", {8, 8, 3, 3}, -0.3f, 0.3f);
+  b.weight("fc", {10, 8});
+  b.weight("fcb", {10});
+  ModelBuilder::attr(b.node("Conv", {"x", "w1", "b1"}, {"c1"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("BatchNormalization", {"c1", "scale", "shift", "mean", "var"}, {"n1"});
+  b.node("Relu", {"n1"}, {"r1"});
+  ModelBuilder::attr(b.node("Conv", {"r1", "w2"}, {"c2"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Add", {"c2", "r1"}, {"s2"});
+  b.node("Relu", {"s2"}, {"r2"});
+  auto* pool = b.node("MaxPool", {"r2"}, {"p"});
+  ModelBuilder::attr(pool, "kernel_shape", std::vector<int64_t>{2, 2});
+  ModelBuilder::attr(pool, "strides", std::vector<int64_t>{2, 2});
+  b.node("GlobalAveragePool", {"p"}, {"g"});
+  b.node("Flatten", {"g"}, {"f"});
+  ModelBuilder::attr(b.node("Gemm", {"f", "fc", "fcb"}, {"y"}), "transB", int64_t{1});
+  b.output("y");
+  return b.bytes();
+}
+
+// Attention-like: MatMul, Add, Softmax, MatMul with a LayerNormalization at the end (opset 17).
+std::string small_attention() {
+  ModelBuilder b(17, 8);
+  b.input("x", {1, 16, 32});
+  b.weight("wq", {32, 32}, -0.3f, 0.3f);
+  b.weight("bq", {32});
+  b.weight("gamma", {32}, 0.5f, 1.5f);
+  b.weight("beta", {32});
+  b.node("MatMul", {"x", "wq"}, {"q"});
+  b.node("Add", {"q", "bq"}, {"qb"});
+  auto* t = b.node("Transpose", {"x"}, {"xt"});
+  ModelBuilder::attr(t, "perm", std::vector<int64_t>{0, 2, 1});
+  b.node("MatMul", {"qb", "xt"}, {"s"});
+  ModelBuilder::attr(b.node("Softmax", {"s"}, {"p"}), "axis", int64_t{-1});
+  b.node("MatMul", {"p", "x"}, {"o"});
+  b.node("Add", {"o", "x"}, {"h"});
+  ModelBuilder::attr(b.node("LayerNormalization", {"h", "gamma", "beta"}, {"y"}), "axis", int64_t{-1});
+  b.output("y");
+  return b.bytes();
+}
+
+TEST(NetworkExecutor, SmallCnnMatchesInterpreterOnOneAndTwoThreads) {
+  Loaded l = load(small_cnn());
+  auto executor = runtime::NetworkExecutor::build(l.folded, l.tasks);
+  ASSERT_TRUE(executor.ok()) << executor.error().message;
+  EXPECT_EQ(executor->schedules(), "default");
+  EXPECT_EQ(executor->kernel_calls(), static_cast<int64_t>(l.tasks.order.size()));
+  for (const auto& r : executor->tasks()) {
+    EXPECT_EQ(r.source, runtime::ScheduleSource::kDefault) << r.name << ": " << r.note;
+    EXPECT_TRUE(r.note.empty()) << r.name << ": " << r.note;
+  }
+  expect_matches_interpreter(*executor, l, 1);
+  expect_matches_interpreter(*executor, l, 2);
+}
+
+TEST(NetworkExecutor, AttentionBlockMatchesInterpreter) {
+  Loaded l = load(small_attention());
+  auto executor = runtime::NetworkExecutor::build(l.folded, l.tasks);
+  ASSERT_TRUE(executor.ok()) << executor.error().message;
+  expect_matches_interpreter(*executor, l, 1);
+  expect_matches_interpreter(*executor, l, 2);
+}
+
+TEST(NetworkExecutor, ConvChainReusesIntermediateBuffers) {
+  Loaded l = load(conv_chain());
+  ASSERT_EQ(l.tasks.order.size(), 4u);
+  auto executor = runtime::NetworkExecutor::build(l.folded, l.tasks);
+  ASSERT_TRUE(executor.ok()) << executor.error().message;
+  const runtime::MemoryPlan& plan = executor->memory_plan();
+  // Three intermediates of 8x12x12 floats; the third reuses the first's buffer.
+  EXPECT_EQ(plan.total_bytes, 3 * 8 * 12 * 12 * 4);
+  EXPECT_EQ(plan.peak_bytes, 2 * 8 * 12 * 12 * 4);
+  EXPECT_LT(plan.peak_bytes, plan.total_bytes);
+  expect_matches_interpreter(*executor, l, 1);
+  expect_matches_interpreter(*executor, l, 2);
+}
+
+TEST(NetworkExecutor, TimesEveryTaskOccurrence) {
+  Loaded l = load(conv_chain());
+  auto executor = runtime::NetworkExecutor::build(l.folded, l.tasks);
+  ASSERT_TRUE(executor.ok()) << executor.error().message;
+  executor->set_timing(true);
+  const auto inputs = random_inputs(l.raw);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(executor->run(inputs).ok());
+  int64_t calls = 0;
+  for (const auto& t : executor->task_times()) {
+    calls += t.calls;
+    EXPECT_GT(t.seconds, 0);
+  }
+  EXPECT_EQ(calls, 3 * executor->kernel_calls());
+  executor->reset_times();
+  for (const auto& t : executor->task_times()) EXPECT_EQ(t.calls, 0);
+}
+
+TEST(NetworkExecutor, RefusesBadInputs) {
+  Loaded l = load(conv_chain());
+  auto executor = runtime::NetworkExecutor::build(l.folded, l.tasks);
+  ASSERT_TRUE(executor.ok()) << executor.error().message;
+  auto missing = executor->run({});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("no value given for graph input 'x'"), std::string::npos);
+  auto short_input = executor->run({{"x", std::vector<float>(5)}});
+  ASSERT_FALSE(short_input.ok());
+  EXPECT_NE(short_input.error().message.find("takes 1152 values, got 5"), std::string::npos);
+}
+
+// A records file with a correct record for one task and a refused schedule for another: the
+// first is used, the second falls back to the default and says why.
+TEST(NetworkExecutor, UsesRecordsAndFallsBackFromRefusedOnes) {
+  Loaded l = load(small_cnn());
+  ASSERT_GE(l.tasks.tasks.size(), 2u);
+  const auto& good = l.tasks.tasks[0];
+  const auto& bad = l.tasks.tasks[1];
+  const auto choices = runtime::default_schedules(good.dag);
+  ASSERT_GE(choices.size(), 2u);
+  const std::string path = (std::filesystem::temp_directory_path() / "tessera_executor_records.jsonl").string();
+  std::filesystem::remove(path);
+  {
+    auto writer = runtime::RecordWriter::open(path);
+    ASSERT_TRUE(writer.ok()) << writer.error().message;
+    runtime::MeasureResult fast;
+    fast.costs = {1e-6, 1e-6, 1e-6};
+    // The unscheduled lowering, recorded as the fastest: records win over the default.
+    ASSERT_TRUE(writer->append(runtime::make_record(good.dag.workload_key(), good.dag.summary(), "",
+                                                     schedule::steps_to_json({}), fast)).ok());
+    // A slower record of the same task does not win.
+    runtime::MeasureResult slow;
+    slow.costs = {1.0};
+    ASSERT_TRUE(writer->append(runtime::make_record(good.dag.workload_key(), good.dag.summary(), choices[0].sketch,
+                                                     schedule::steps_to_json(choices[0].steps), slow)).ok());
+    // A step naming a loop the task does not have: compiling it fails.
+    nlohmann::json refused = nlohmann::json::array(
+        {{{"step", "split"}, {"stage", "no_such_stage"}, {"loop", "i"}, {"factors", {4}}}});
+    ASSERT_TRUE(writer->append(runtime::make_record(bad.dag.workload_key(), bad.dag.summary(), "planted",
+                                                     refused, fast)).ok());
+  }
+  runtime::ExecutorOptions options;
+  options.records = path;
+  auto executor = runtime::NetworkExecutor::build(l.folded, l.tasks, options);
+  ASSERT_TRUE(executor.ok()) << executor.error().message;
+  const auto& reports = executor->tasks();
+  EXPECT_EQ(reports[0].source, runtime::ScheduleSource::kRecords);
+  EXPECT_EQ(reports[0].sketch, "");
+  EXPECT_TRUE(reports[0].note.empty()) << reports[0].note;
+  EXPECT_EQ(reports[1].source, runtime::ScheduleSource::kDefault);
+  EXPECT_NE(reports[1].note.find("the recorded schedule (sketch planted) failed (compile_error"), std::string::npos)
+      << reports[1].note;
+  EXPECT_EQ(executor->schedules(), "mixed");
+  expect_matches_interpreter(*executor, l, 2);
+  // A directory of records is read too; a missing path is an error.
+  options.records = std::filesystem::temp_directory_path() / "tessera_no_such_records";
+  EXPECT_FALSE(runtime::NetworkExecutor::build(l.folded, l.tasks, options).ok());
+  std::filesystem::remove(path);
+}
+
+TEST(MemoryPlan, FirstFitReuseByLifetime) {
+  // a -> b -> c, and d read with c at the end: a's buffer is free once b is written.
+  std::vector<runtime::PlanStep> steps = {
+      {{"in"}, {"a"}}, {{"a"}, {"b"}}, {{"b"}, {"c"}}, {{"c"}, {"d"}}, {{"c", "d"}, {"out"}}};
+  std::map<std::string, int64_t> bytes = {{"a", 1000}, {"b", 640}, {"c", 500}, {"d", 64}};
+  runtime::MemoryPlan plan = runtime::plan_memory(steps, bytes);
+  EXPECT_EQ(plan.total_bytes, 1024 + 640 + 512 + 64);
+  EXPECT_EQ(plan.buffer_of["c"], plan.buffer_of["a"]);  // a is dead by then and large enough
+  EXPECT_EQ(plan.buffer_of["d"], plan.buffer_of["b"]);  // b is dead; a/c is still live
+  EXPECT_EQ(plan.peak_bytes, 1024 + 640);
+  EXPECT_EQ(plan.buffer_of.count("in") + plan.buffer_of.count("out"), 0u);
+}
+
+TEST(DefaultSchedule, EveryTaskOfTheSmallModelsHasARuleCandidateBeforeTheUnscheduledOne) {
+  for (const std::string& bytes : {small_cnn(), small_attention(), conv_chain()}) {
+    Loaded l = load(bytes);
+    for (const auto& task : l.tasks.tasks) {
+      const auto choices = runtime::default_schedules(task.dag);
+      ASSERT_GE(choices.size(), 2u) << task.name;
+      EXPECT_FALSE(choices.front().sketch.empty()) << task.name;
+      EXPECT_TRUE(choices.back().steps.empty()) << task.name;
+      EXPECT_EQ(runtime::default_schedules(task.dag).front().knobs, choices.front().knobs) << task.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessera::graph
