@@ -4,11 +4,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "agents/registry.h"
+#include "agents/task_allocator.h"
 #include "experiments/search_setup.h"
 #include "schedule/ops.h"
 
@@ -136,8 +138,11 @@ Result<void> apply_override(YAML::Node root, const std::string& text) {
 
 Result<schedule::ComputeDAG> build_task(const TaskSpec& spec) { return schedule::make_op(spec.op, spec.params); }
 
+namespace {
+Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const std::vector<std::string>& overrides);
+}  // namespace
+
 Result<TuneConfig> load_config(const std::string& path, const std::vector<std::string>& overrides) {
-  register_all_agents();  // agent names and parameters come from the registry
   YAML::Node root;
   try {
     std::ifstream in(path);
@@ -147,12 +152,30 @@ Result<TuneConfig> load_config(const std::string& path, const std::vector<std::s
     return make_error(path + ":" + std::to_string(e.mark.line + 1) + ":" +
                       std::to_string(e.mark.column + 1) + ": not valid YAML: " + e.msg);
   }
+  return parse_config(root, path, overrides);
+}
+
+Result<TuneConfig> load_network_config(const std::string& model, const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  root["run_dir"] = "runs/" + std::filesystem::path(model).stem().string();
+  root["network"] = model;
+  root["allocator"] = "harl";
+  root["search"]["agent"] = "evolutionary";
+  root["budget"]["trials"] = 2000;
+  root["budget"]["seconds"] = 1200;
+  return parse_config(root, model, overrides);
+}
+
+namespace {
+
+Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const std::vector<std::string>& overrides) {
+  register_all_agents();  // agent names and parameters come from the registry
   if (!root.IsMap()) return make_error(path + ": the config must be a mapping of keys");
   for (const std::string& o : overrides) {
     if (auto r = apply_override(root, o); !r) return r.error();
   }
   Reader r(path, overrides);
-  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "target", "tasks", "search", "proxy", "budget", "measure"}); !ok) {
+  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "target", "tasks", "network", "allocator", "search", "proxy", "budget", "measure"}); !ok) {
     return ok.error();
   }
   TuneConfig c;
@@ -171,11 +194,26 @@ Result<TuneConfig> load_config(const std::string& path, const std::vector<std::s
     if (t["threads"]) TRY_ASSIGN(c.threads, r.integer(t["threads"], "target.threads", 1));
   }
 
+  if (const YAML::Node a = root["allocator"]) {
+    TRY_ASSIGN(c.allocator, r.text(a, "allocator"));
+    auto names = agents::allocator_names();
+    if (std::find(names.begin(), names.end(), c.allocator) == names.end()) {
+      return r.error(a, "allocator", "unknown allocator '" + c.allocator + "' (expected " + join(names) + ")");
+    }
+  }
+  if (const YAML::Node n = root["network"]) {
+    TRY_ASSIGN(c.network, r.text(n, "network"));
+    if (root["tasks"]) return r.error(root["tasks"], "tasks", "a config tunes either tasks or a network, not both");
+    if (!std::filesystem::is_regular_file(c.network)) {
+      return r.error(n, "network", "no such file '" + c.network + "' (expected an ONNX model)");
+    }
+    c.network = std::filesystem::absolute(c.network).string();  // config.yaml replays from anywhere
+  }
   const YAML::Node tasks = root["tasks"];
-  if (!tasks) return r.error(root, "tasks", "missing (expected a list of tasks, each with op and params)");
-  if (!tasks.IsSequence() || tasks.size() == 0) return r.error(tasks, "tasks", "expected a non-empty list of tasks");
+  if (!tasks && c.network.empty()) return r.error(root, "tasks", "missing (expected a list of tasks, each with op and params, or a network)");
+  if (tasks && (!tasks.IsSequence() || tasks.size() == 0)) return r.error(tasks, "tasks", "expected a non-empty list of tasks");
   std::set<std::string> names;
-  for (size_t i = 0; i < tasks.size(); ++i) {
+  for (size_t i = 0; tasks && i < tasks.size(); ++i) {
     const YAML::Node t = tasks[i];
     const std::string at = "tasks." + std::to_string(i);
     if (auto ok = r.only_keys(t, at, {"name", "op", "params"}); !ok) return ok.error();
@@ -274,6 +312,8 @@ Result<TuneConfig> load_config(const std::string& path, const std::vector<std::s
   return c;
 }
 
+}  // namespace
+
 nlohmann::json resolved_config(const TuneConfig& c) {
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [key, value] : c.search.params) {
@@ -287,7 +327,7 @@ nlohmann::json resolved_config(const TuneConfig& c) {
                           {"pair_noise", c.proxy.pair_noise}};
   if (!c.proxy.weights.empty()) proxy["weights"] = c.proxy.weights;
   const auto& o = c.measure;
-  return {{"run_dir", c.run_dir},
+  nlohmann::json out = {{"run_dir", c.run_dir},
           {"seed", c.seed},
           {"target", {{"kind", "cpu"}, {"threads", c.threads}}},
           {"tasks", tasks},
@@ -299,6 +339,12 @@ nlohmann::json resolved_config(const TuneConfig& c) {
             {"repeat", o.repeat}, {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
             {"compile_timeout_s", o.compile_timeout_s}, {"run_timeout_s", o.run_timeout_s},
             {"retime_top", c.retime_top}, {"retime_rounds", c.retime_rounds}}}};
+  if (!c.network.empty()) {
+    out.erase("tasks");
+    out["network"] = c.network;
+    out["allocator"] = c.allocator;
+  }
+  return out;
 }
 
 }  // namespace tessera::experiments

@@ -47,6 +47,11 @@ struct TuneConfig {
   uint64_t seed = 1;
   int threads = 1;
   std::vector<TaskSpec> tasks;
+  // A whole network instead of `tasks`: an ONNX model, its fused tasks tuned together, the
+  // `allocator` (agents/task_allocator.h) choosing which task gets each round; the budget is
+  // then the whole network's.
+  std::string network;
+  std::string allocator = "harl";
   SearchSpec search;
   ProxySpec proxy;
   int64_t trials = 200;                    // per task
@@ -60,6 +65,10 @@ struct TuneConfig {
 };
 
 Result<TuneConfig> load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+// `tessera tune MODEL.onnx`: the config of a network run with every default (run_dir
+// runs/<model name>, evolutionary search with the proxy, harl allocator, 2,000 trials or 20
+// minutes), overrides on top.
+Result<TuneConfig> load_network_config(const std::string& model, const std::vector<std::string>& overrides = {});
 
 // The config with every default filled in, as JSON (which is also valid YAML: the run
 // directory keeps it as config.yaml, and load_config reads it back).

@@ -22,13 +22,17 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"tune", "tessera tune CONFIG [--set key.path=value ...]",
+    {"tune", "tessera tune CONFIG|MODEL.onnx [--set key.path=value ...]",
      "Run the tuning experiment CONFIG describes (see configs/README.md). Progress goes to stderr;\n"
      "the run directory gets config.yaml, records.jsonl, curve.csv, curve.svg, summary.json,\n"
      "run.log, proxy.pt (the learned proxy) and agent_state/ (harl's PPO agents). Rerunning with\n"
      "the same run directory resumes from its records and agent state. --set overrides a\n"
      "config value (it wins over the file, which wins over the defaults), e.g.\n"
-     "--set budget.trials=50 --set tasks.0.params.m=256."},
+     "--set budget.trials=50 --set tasks.0.params.m=256.\n"
+     "MODEL.onnx tunes a whole network: its fused tasks share the budget, an allocator (harl,\n"
+     "gradient, round_robin: --set allocator=...) picks the task of each round, and the network\n"
+     "is run with the tuned kernels at the end (defaults: runs/<model>, evolutionary search,\n"
+     "2,000 trials or 1,200 s: --set budget.seconds=600)."},
     {"validate", "tessera validate CONFIG [--set key.path=value ...]",
      "Check CONFIG without running it: prints the resolved config, or the first error with its\n"
      "file, line, column and key. Writes nothing."},
@@ -123,7 +127,8 @@ int main(int argc, char** argv) {
   std::string path;
   std::vector<std::string> overrides;
   if (!parse_config_args(args, &path, &overrides, command.c_str())) return 2;
-  auto config = load_config(path, overrides);
+  const bool model = path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+  auto config = model ? load_network_config(path, overrides) : load_config(path, overrides);
   if (!config) {
     std::fprintf(stderr, "%s\n", config.error().message.c_str());
     return 2;

@@ -9,6 +9,7 @@
 #include "env/tuning_task.h"
 #include "experiments/run_outputs.h"
 #include "experiments/search_setup.h"
+#include "experiments/tune_network.h"
 #include "runtime/records.h"
 
 namespace tessera::experiments {
@@ -17,19 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// Lines for the user (stderr) and the run's log.
-class Log {
- public:
-  explicit Log(const std::string& path) : file_(path, std::ios::app) {}
-  void say(const std::string& line) {
-    std::fprintf(stderr, "%s\n", line.c_str());
-    file_ << line << "\n";
-    file_.flush();
-  }
-
- private:
-  std::ofstream file_;
-};
+using Log = RunLog;
 
 std::string format(const char* fmt, double a, double b = 0, double c = 0, double d = 0) {
   char text[256];
@@ -42,11 +31,12 @@ std::string format(const char* fmt, double a, double b = 0, double c = 0, double
 // in-search figure stays beside it.
 void report_best(env::TuningTask& tuning, const TuneConfig& config, nlohmann::json& entry, Log& log,
                  const std::string& name) {
-  const double flops = tuning.dag().flop_count();
+  const double flops = tuning.dag().flop_count(), bytes = tuning.dag().min_bytes();
   const env::Measurement& found = *tuning.best();
   env::Candidate reported = found.candidate;
   entry["best_seconds_in_search"] = found.seconds();
   entry["best_gflops_in_search"] = tuning.best_gflops();
+  entry["best_gbps_in_search"] = bytes / found.seconds() * 1e-9;
   double seconds = found.seconds();
   if (config.retime_top > 0) {
     log.say("[" + name + "] re-timing the " + std::to_string(config.retime_top) +
@@ -67,10 +57,14 @@ void report_best(env::TuningTask& tuning, const TuneConfig& config, nlohmann::js
       seconds = retimed[0].seconds();
       entry["best_seconds_retimed"] = seconds;
       entry["best_gflops_retimed"] = flops / seconds * 1e-9;
+      entry["best_gbps_retimed"] = bytes / seconds * 1e-9;
     }
   }
   entry["best_seconds"] = seconds;
   entry["best_gflops"] = flops / seconds * 1e-9;
+  // Bytes that must move (inputs read once, outputs written once) per second: the measure of
+  // memory-bound ops, beside GFLOP/s for every op.
+  entry["best_gbps"] = bytes / seconds * 1e-9;
   entry["best_sketch"] = tuning.sketch(reported).id;
   entry["best_knobs"] = tuning.sketch(reported).knobs.to_json(reported.knobs);
 }
@@ -82,13 +76,25 @@ void print_result(const std::string& name, const nlohmann::json& entry) {
   if (entry.contains("best_gflops_retimed")) {
     std::printf(" re-timed (%.1f in search)", entry["best_gflops_in_search"].get<double>());
   }
+  if (entry.contains("best_gbps")) std::printf(", %.1f GB/s", entry["best_gbps"].get<double>());
   if (entry.contains("best_sketch")) std::printf(" (%s)", entry["best_sketch"].get<std::string>().c_str());
   std::printf("\n");
 }
 
 }  // namespace
 
+Result<std::vector<runtime::MeasureRecord>> read_resumable_records(const std::string& path,
+                                                                   std::vector<std::string>* warnings) {
+  if (!fs::exists(path)) return std::vector<runtime::MeasureRecord>{};
+  auto file = runtime::read_records(path);
+  if (!file) return file.error();
+  if (auto here = runtime::check_measured_here(file->records, path); !here) return here.error();
+  *warnings = std::move(file->warnings);
+  return std::move(file->records);
+}
+
 int run_tune(const TuneConfig& config) {
+  if (!config.network.empty()) return run_tune_network(config);
   std::error_code ec;
   fs::create_directories(config.run_dir, ec);
   if (ec) {
@@ -102,21 +108,13 @@ int run_tune(const TuneConfig& config) {
 
   // Earlier records are read and checked before anything is written: a run directory that
   // cannot be resumed here is left exactly as it was.
-  std::vector<runtime::MeasureRecord> earlier;
   std::vector<std::string> record_warnings;
-  if (fs::exists(records_path)) {
-    auto file = runtime::read_records(records_path);
-    if (!file) {
-      std::fprintf(stderr, "tessera tune: %s\n", file.error().message.c_str());
-      return 1;
-    }
-    if (auto here = runtime::check_measured_here(file->records, records_path); !here) {
-      std::fprintf(stderr, "tessera tune: %s\n", here.error().message.c_str());
-      return 1;
-    }
-    record_warnings = std::move(file->warnings);
-    earlier = std::move(file->records);
+  auto resumable = read_resumable_records(records_path, &record_warnings);
+  if (!resumable) {
+    std::fprintf(stderr, "tessera tune: %s\n", resumable.error().message.c_str());
+    return 1;
   }
+  const std::vector<runtime::MeasureRecord> earlier = std::move(*resumable);
   std::ofstream(dir / "config.yaml") << resolved_config(config).dump(2) << "\n";
   Log log((dir / "run.log").string());
   for (const std::string& w : record_warnings) log.say("warning: " + w);
@@ -147,7 +145,7 @@ int run_tune(const TuneConfig& config) {
     auto add_curve_point = [&] {
       const auto& best = measuring->best();
       CurvePoint point{spec.name, measuring->trials(), elapsed(), best ? best->seconds() : 0.0,
-                       measuring->best_gflops()};
+                       measuring->best_gflops(), best ? measuring->dag().min_bytes() / best->seconds() * 1e-9 : 0.0};
       append_curve(curve_path, point);
       curve.push_back(point);
     };
@@ -193,7 +191,8 @@ int run_tune(const TuneConfig& config) {
       double left = config.seconds > 0 ? std::max(0.0, config.seconds - elapsed()) : -1;
       std::string line = "[" + spec.name + "] " + std::to_string(tuning.trials()) + "/" +
                          std::to_string(config.trials) + " trials" +
-                         format(", best %.1f GFLOP/s, elapsed %.0f s", tuning.best_gflops(), elapsed());
+                         format(", best %.1f GFLOP/s, %.1f GB/s, elapsed %.0f s", tuning.best_gflops(),
+                                tuning.best() ? dag->min_bytes() / tuning.best()->seconds() * 1e-9 : 0.0, elapsed());
       if (left >= 0) line += format(", %.0f s left", left);
       log.say(line);
     }

@@ -14,10 +14,18 @@
 #include <string>
 
 #include "experiments/config.h"
+#include "runtime/records.h"
 
 namespace tessera::experiments {
 
-// Runs the experiment; returns the process exit code.
+// Runs the experiment; returns the process exit code. A config with a network runs
+// run_tune_network (tune_network.h).
 int run_tune(const TuneConfig& config);
+
+// The records of a run directory to resume from (none when the file is missing), refused
+// when any was measured on another machine (runtime::check_measured_here); bad lines become
+// `warnings`. Reads only: a refused run directory is left as it was.
+Result<std::vector<runtime::MeasureRecord>> read_resumable_records(const std::string& path,
+                                                                   std::vector<std::string>* warnings);
 
 }  // namespace tessera::experiments

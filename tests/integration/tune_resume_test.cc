@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <random>
 #include <sstream>
@@ -203,6 +204,48 @@ TEST(TuneResume, AnotherMachinesRecordsAreRefusedAndNothingIsWritten) {
   EXPECT_EQ(run_capturing({kTessera, "proxy-eval", run + "/records.jsonl", "--save", (root / "w.pt").string()},
                           root / "err2.txt", &said), 0) << said;
   EXPECT_TRUE(fs::exists(root / "w.pt"));
+  fs::remove_all(root);
+}
+
+// A whole network (the tiny CNN of tests/integration/models): killed at random moments and
+// resumed, nothing measured is lost and nothing is measured twice; the last run measures the
+// network end to end with the tuned kernels.
+TEST(TuneNetwork, KilledAtRandomMomentsLosesAndRepeatsNothing) {
+  const fs::path root = fs::temp_directory_path() / ("tessera_network_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const fs::path run = root / "run", config = root / "net.yaml";
+  std::ofstream(config) << "run_dir: " << run.string() << "\n"
+                        << "network: " << TESSERA_SOURCE_DIR << "/tests/integration/models/tiny_cnn.onnx\n"
+                        << "allocator: gradient\n"
+                        << "search: {agent: random}\n"
+                        << "budget: {trials: 48, batch_size: 4}\n"
+                        << "measure: {repeat: 1, min_repeat_ms: 2, warmup_ms: 0, retime_top: 2, retime_rounds: 2}\n";
+  std::mt19937_64 rng(21);
+  std::multiset<std::string> before;
+  int kills = 0;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    pid_t pid = start({kTessera, "tune", config.string()});
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(400, 1200)(rng)));
+    ::kill(pid, SIGKILL);
+    kills += wait_for(pid) == -SIGKILL;
+    auto now = measured(run.string());
+    EXPECT_TRUE(std::includes(now.begin(), now.end(), before.begin(), before.end())) << "a kill lost measurements";
+    before = now;
+  }
+  EXPECT_EQ(kills, 5) << "a run finished before its kill; the test did not test resume";
+  EXPECT_LT(before.size(), 48u);
+  std::string said;
+  ASSERT_EQ(run_capturing({kTessera, "tune", config.string()}, root / "err.txt", &said), 0) << said;
+  auto all = measured(run.string());
+  EXPECT_GE(all.size(), 48u);
+  EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), all.size()) << "a candidate was measured twice";
+  EXPECT_TRUE(std::includes(all.begin(), all.end(), before.begin(), before.end()));
+  EXPECT_NE(said.find("trials restored"), std::string::npos) << said;
+  auto summary = nlohmann::json::parse(read_file(run / "summary.json"));
+  EXPECT_EQ(summary["tasks"].size(), 4u);
+  EXPECT_GT(summary.value("measured_ms", 0.0), 0.0) << "the network was not run with the tuned kernels";
+  EXPECT_GT(summary.value("estimated_ms", 0.0), 0.0);
   fs::remove_all(root);
 }
 

@@ -1,0 +1,245 @@
+// The network tuning loop (see tune_network.h).
+#include "experiments/tune_network.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "agents/task_allocator.h"
+#include "env/network_env.h"
+#include "env/tuning_task.h"
+#include "experiments/run_outputs.h"
+#include "experiments/search_setup.h"
+#include "experiments/tune.h"
+#include "graph/fold.h"
+#include "graph/fuse.h"
+#include "graph/onnx/import.h"
+#include "runtime/default_schedule.h"
+#include "runtime/network_executor.h"
+
+namespace tessera::experiments {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+constexpr const char* kNetworkRow = "<network>";
+
+std::string fixed(double v, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
+  return text;
+}
+
+// One task of the network as the loop drives it.
+struct TaskSlot {
+  const graph::FusedTask* fused = nullptr;
+  std::unique_ptr<env::TuningTask> tuning;
+  std::unique_ptr<agents::SearchAgent> agent;
+};
+
+// The task's default schedules as candidates of its sketches (those that are).
+std::vector<env::Candidate> default_candidates(const env::TuningTask& task) {
+  std::vector<env::Candidate> out;
+  for (const runtime::ScheduleChoice& choice : runtime::default_schedules(task.dag())) {
+    for (size_t s = 0; s < task.sketches().size(); ++s) {
+      if (task.sketches()[s].id != choice.sketch) continue;
+      if (auto knobs = task.sketches()[s].knobs.from_json(choice.knobs)) {
+        out.push_back({static_cast<int>(s), *knobs});
+      }
+    }
+  }
+  return out;
+}
+
+// The measured end-to-end latency of the network with the run's records, median of 20 runs.
+Result<double> measure_network(const graph::Graph& folded, const graph::NetworkTasks& tasks,
+                               const std::string& records, int threads, uint64_t seed) {
+  runtime::ExecutorOptions options;
+  options.records = records;
+  options.check_seed = seed;
+  auto executor = runtime::NetworkExecutor::build(folded, tasks, options);
+  if (!executor) return executor.error();
+  std::map<std::string, std::vector<float>> inputs;
+  std::mt19937 rng(static_cast<uint32_t>(seed));
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  for (const std::string& name : folded.inputs) {
+    const graph::TensorInfo* info = folded.info(name);
+    if (!info) return make_error("graph input '" + name + "' has no shape");
+    std::vector<float> values(static_cast<size_t>(info->num_elements()));
+    for (float& v : values) v = uniform(rng);
+    inputs[name] = std::move(values);
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (auto r = executor->run(inputs, threads); !r) return r.error();
+  }
+  std::vector<double> seconds;
+  for (int i = 0; i < 20; ++i) {
+    auto start = Clock::now();
+    if (auto r = executor->run(inputs, threads); !r) return r.error();
+    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return 0.5 * (seconds[9] + seconds[10]);
+}
+
+}  // namespace
+
+int run_tune_network(const TuneConfig& config) {
+  // Everything that can refuse the run does so before anything is written.
+  auto imported = graph::import_onnx(config.network);
+  if (!imported) return std::fprintf(stderr, "tessera tune: %s\n", imported.error().message.c_str()), 1;
+  auto folded = graph::fold_constants(*imported);
+  if (!folded) return std::fprintf(stderr, "tessera tune: %s\n", folded.error().message.c_str()), 1;
+  auto fused = graph::fuse(*folded);
+  if (!fused) return std::fprintf(stderr, "tessera tune: %s\n", fused.error().message.c_str()), 1;
+  const fs::path dir(config.run_dir);
+  const std::string records_path = (dir / "records.jsonl").string(), curve_path = (dir / "curve.csv").string();
+  std::vector<std::string> record_warnings;
+  auto earlier = read_resumable_records(records_path, &record_warnings);
+  if (!earlier) return std::fprintf(stderr, "tessera tune: %s\n", earlier.error().message.c_str()), 1;
+  auto allocator = agents::make_allocator(config.allocator, config.seed);
+  if (!allocator) return std::fprintf(stderr, "tessera tune: %s\n", allocator.error().message.c_str()), 1;
+
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return std::fprintf(stderr, "tessera tune: cannot create '%s': %s\n", config.run_dir.c_str(), ec.message().c_str()), 1;
+  std::ofstream(dir / "config.yaml") << resolved_config(config).dump(2) << "\n";
+  RunLog log((dir / "run.log").string());
+  for (const std::string& w : record_warnings) log.say("warning: " + w);
+  std::shared_ptr<env::CostModel> model;
+  if (needs_cost_model(config.search)) {
+    auto made = make_cost_model(config.proxy, config.seed);
+    if (!made) return log.say("tessera tune: " + made.error().message), 1;
+    model = *made;
+  }
+
+  // The tasks, each resumed from the records it already has.
+  std::vector<TaskSlot> slots;
+  std::vector<env::NetworkTask> network;
+  int restored_trials = 0;
+  for (size_t t = 0; t < fused->tasks.size(); ++t) {
+    const graph::FusedTask& f = fused->tasks[t];
+    env::TaskOptions options;
+    options.measure = config.measure;
+    options.measure.threads = config.threads;
+    options.build.timeout_s = config.measure.compile_timeout_s;
+    options.records_path = records_path;
+    options.seed = config.seed;
+    auto task = env::TuningTask::create(f.dag, options);
+    if (!task) return log.say("tessera tune: task " + f.name + ": " + task.error().message), 1;
+    restored_trials += (*task)->restore(*earlier);
+    auto agent = make_agent(config.search, config.seed + t, model, (dir / "agent_state" / f.name).string());
+    if (!agent) return log.say("tessera tune: " + agent.error().message), 1;
+    std::string tag = f.ops.empty() ? "op" : f.ops.front();
+    network.push_back({f.name, tag, f.dag.flop_count(), f.weight});
+    slots.push_back({&f, std::move(*task), std::move(*agent)});
+  }
+  double spent_before = 0;
+  for (const CurvePoint& p : read_curve(curve_path)) {
+    if (p.task == kNetworkRow) spent_before = std::max(spent_before, p.elapsed_seconds);
+  }
+  log.say(fs::path(config.network).filename().string() + ": " + std::to_string(slots.size()) + " tasks, " +
+          std::to_string(fused->order.size()) + " kernel launches; allocator " + config.allocator + ", agent " +
+          config.search.agent + "; " + std::to_string(restored_trials) + " trials restored from " + records_path);
+
+  auto total_trials = [&] {
+    int n = 0;
+    for (const TaskSlot& s : slots) n += s.tuning->trials();
+    return n;
+  };
+  auto run_round = [&](int t) {
+    TaskSlot& slot = slots[static_cast<size_t>(t)];
+    env::TuningTask& task = *slot.tuning;
+    const auto start = Clock::now();
+    std::vector<env::Candidate> batch;
+    if (task.trials() == 0) batch = default_candidates(task);
+    int want = std::max(0, config.batch_size - static_cast<int>(batch.size()));
+    want = std::min<int64_t>(want, std::max<int64_t>(1, config.trials - total_trials()));
+    for (env::Candidate& c : slot.agent->propose(task, want)) batch.push_back(std::move(c));
+    env::RoundResult r;
+    if (!batch.empty()) slot.agent->observe(task, task.measure(batch));
+    r.best_seconds = task.best() ? task.best()->seconds() : INFINITY;
+    r.trials = task.trials();
+    r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    r.exhausted = batch.empty() || slot.agent->done();
+    return r;
+  };
+  env::NetworkEnv environment(network, run_round, 0, config.seconds > 0 ? config.seconds : 0);
+  for (size_t t = 0; t < slots.size(); ++t) {
+    const env::TuningTask& task = *slots[t].tuning;
+    if (task.trials() == 0) continue;
+    environment.restore(static_cast<int>(t), {task.best() ? task.best()->seconds() : INFINITY, task.trials(),
+                                              t == 0 ? spent_before : 0.0, false});
+  }
+  const env::NetworkObservation& obs = environment.reset();
+
+  const auto start = Clock::now();
+  while (total_trials() < config.trials && (config.seconds <= 0 || obs.elapsed_seconds < config.seconds)) {
+    int t = (*allocator)->choose(obs);
+    if (t < 0) break;
+    env::NetworkStep step = environment.step(t);
+    (*allocator)->observe(t, step.reward, obs);
+    const double estimate = obs.estimate_seconds;
+    append_curve(curve_path, {kNetworkRow, total_trials(), obs.elapsed_seconds, std::isfinite(estimate) ? estimate : 0.0, 0.0});
+    log.say("[round " + std::to_string(obs.rounds) + "] " + step.info + "; " + std::to_string(total_trials()) + "/" +
+            std::to_string(config.trials) + " trials, " + fixed(obs.elapsed_seconds, 0) + " s" +
+            (config.seconds > 0 ? " of " + fixed(config.seconds, 0) : std::string()));
+    if (step.terminated || step.truncated) break;
+  }
+  (void)start;
+
+  // The per-task table, each best re-timed, then the network measured with the records.
+  nlohmann::json summary = {{"network", config.network}, {"allocator", config.allocator},
+                            {"agent", config.search.agent}, {"tasks", nlohmann::json::array()}};
+  double estimate = 0;
+  std::printf("%-34s %6s %7s %11s %9s %8s\n", "task", "weight", "trials", "best ms", "GFLOP/s", "share");
+  std::vector<double> best_ms(slots.size(), NAN);
+  for (size_t t = 0; t < slots.size(); ++t) {
+    env::TuningTask& task = *slots[t].tuning;
+    if (!task.best()) continue;
+    double seconds = task.best()->seconds();
+    if (config.retime_top > 0) {
+      auto retimed = task.retime(std::min(config.retime_top, 3), config.retime_rounds);
+      if (!retimed.empty() && retimed[0].ok()) seconds = retimed[0].seconds();
+    }
+    best_ms[t] = seconds * 1e3;
+    estimate += slots[t].fused->weight * seconds;
+  }
+  for (size_t t = 0; t < slots.size(); ++t) {
+    const graph::FusedTask& f = *slots[t].fused;
+    const double gflops = std::isfinite(best_ms[t]) ? f.dag.flop_count() / best_ms[t] * 1e-6 : 0;
+    const double share = std::isfinite(best_ms[t]) && estimate > 0 ? f.weight * best_ms[t] * 1e-3 / estimate : 0;
+    std::printf("%-34s %6d %7d %11.4f %9.1f %7.1f%%\n", f.name.c_str(), f.weight, slots[t].tuning->trials(),
+                best_ms[t], gflops, 100 * share);
+    nlohmann::json entry = {{"name", f.name}, {"weight", f.weight}, {"trials", slots[t].tuning->trials()},
+                            {"workload_key", f.dag.workload_key()}, {"flops", f.dag.flop_count()}};
+    if (std::isfinite(best_ms[t])) entry["best_ms"] = best_ms[t], entry["best_gflops"] = gflops;
+    summary["tasks"].push_back(entry);
+  }
+  summary["estimated_ms"] = estimate * 1e3;
+  summary["trials"] = total_trials();
+  summary["elapsed_seconds"] = obs.elapsed_seconds;
+  auto measured = measure_network(*folded, *fused, records_path, config.threads, config.seed);
+  if (measured) {
+    summary["measured_ms"] = *measured * 1e3;
+    log.say("network: estimated " + fixed(estimate * 1e3, estimate < 1e-3 ? 5 : 3) + " ms, measured " + fixed(*measured * 1e3, *measured < 1e-3 ? 5 : 3) +
+            " ms end to end (" + std::to_string(config.threads) + " thread" + (config.threads > 1 ? "s" : "") +
+            ", the run's records, each kernel checked)");
+  } else {
+    log.say("warning: the network could not be run with the tuned kernels: " + measured.error().message);
+  }
+  if (model) {
+    if (auto saved = save_cost_model(*model, (dir / "proxy.pt").string()); !saved) log.say("warning: " + saved.error().message);
+  }
+  std::ofstream(dir / "summary.json") << summary.dump(2) << "\n";
+  std::printf("network: %d trials, estimated %.4g ms%s\nrun directory: %s\n", total_trials(), estimate * 1e3,
+              measured ? (", measured " + fixed(*measured * 1e3, *measured < 1e-3 ? 5 : 3) + " ms").c_str() : "", config.run_dir.c_str());
+  return measured ? 0 : 1;
+}
+
+}  // namespace tessera::experiments

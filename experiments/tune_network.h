@@ -1,0 +1,23 @@
+// `tessera tune MODEL.onnx` (or a config with `network:`): a whole network tuned at once.
+//
+// The model is imported, folded and fused into weighted tasks (graph/); each task gets a
+// TuningTask sharing the run's records.jsonl and its own search agent from the registry; the
+// allocator (agents/task_allocator.h) picks the task of each round in a NetworkEnv (env/),
+// whose objective is the estimated end-to-end latency (sum of weight x best per task). A task's
+// first round measures its default schedule (runtime/default_schedule.h) beside the agent's
+// proposals, so tuning never ends slower than the untuned network. A line per round says the
+// task chosen and the estimate; curve.csv gets a "<network>" row per round (trials, elapsed,
+// estimate), which also carries the time spent across a resume. At the end every task's best
+// is re-timed, summary.json holds the per-task table, and the network is built from the
+// records (runtime::NetworkExecutor) and timed: the measured end-to-end latency beside the
+// estimate. Records are shared with single-op runs and other models: a task measured before
+// (same workload key, this machine) resumes from them instead of starting from zero.
+#pragma once
+
+#include "experiments/config.h"
+
+namespace tessera::experiments {
+
+int run_tune_network(const TuneConfig& config);
+
+}  // namespace tessera::experiments
