@@ -6,7 +6,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <atomic>
+#include <mutex>
+#include <optional>
 #include <random>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -118,19 +122,39 @@ int run_tune_network(const TuneConfig& config) {
     model = *made;
   }
 
-  // The tasks, each resumed from the records it already has.
+  // The tasks, each resumed from the records it already has. Creating one computes the
+  // reference outputs its correctness checks compare with (seconds for a large conv), so they
+  // are made on every core, with a line as each is ready.
+  const size_t count = fused->tasks.size();
+  log.say("preparing " + std::to_string(count) + " tasks (sketches and reference outputs)");
+  std::vector<std::optional<Result<std::unique_ptr<env::TuningTask>>>> created(count);
+  {
+    std::atomic<size_t> next{0}, ready{0};
+    std::mutex say;
+    auto work = [&] {
+      for (size_t t = next++; t < count; t = next++) {
+        env::TaskOptions options;
+        options.measure = config.measure;
+        options.measure.threads = config.threads;
+        options.build.timeout_s = config.measure.compile_timeout_s;
+        options.records_path = records_path;
+        options.seed = config.seed;
+        created[t] = env::TuningTask::create(fused->tasks[t].dag, options);
+        std::lock_guard<std::mutex> lock(say);
+        log.say("  [" + std::to_string(++ready) + "/" + std::to_string(count) + "] " + fused->tasks[t].name);
+      }
+    };
+    std::vector<std::thread> workers;
+    for (unsigned i = 1; i < std::max(1u, std::thread::hardware_concurrency()); ++i) workers.emplace_back(work);
+    work();
+    for (std::thread& w : workers) w.join();
+  }
   std::vector<TaskSlot> slots;
   std::vector<env::NetworkTask> network;
   int restored_trials = 0;
-  for (size_t t = 0; t < fused->tasks.size(); ++t) {
+  for (size_t t = 0; t < count; ++t) {
     const graph::FusedTask& f = fused->tasks[t];
-    env::TaskOptions options;
-    options.measure = config.measure;
-    options.measure.threads = config.threads;
-    options.build.timeout_s = config.measure.compile_timeout_s;
-    options.records_path = records_path;
-    options.seed = config.seed;
-    auto task = env::TuningTask::create(f.dag, options);
+    auto& task = *created[t];
     if (!task) return log.say("tessera tune: task " + f.name + ": " + task.error().message), 1;
     restored_trials += (*task)->restore(*earlier);
     auto agent = make_agent(config.search, config.seed + t, model, (dir / "agent_state" / f.name).string());
