@@ -67,6 +67,8 @@ const std::vector<Case>& all_cases() {
          return run_search_race(suite_agents({"harl"}), env_int("TESSERA_SUITE_TRIALS", 1000));
        }},
       // The two bests each race recorded, re-timed side by side (after harl_race).
+      // Memory-bound ops against LibTorch's own kernels, in GB/s (TESSERA_AGENT, TESSERA_TRIALS).
+      {"memory_bound_suite", [] { return run_memory_bound_suite(); }},
       {"harl_race_recheck", [] { return run_race_recheck("harl", env_int("TESSERA_SUITE_TRIALS", 1000)); }},
   };
   return cases;

@@ -66,4 +66,9 @@ nlohmann::json run_search_race(const std::vector<std::string>& challengers, int 
 // this process, so a miss by less than the measurement noise shows as such.
 nlohmann::json run_race_recheck(const std::string& challenger, int trials);
 
+// Issue 19's memory-bound suite: softmax, layer_norm, gelu and add+relu tuned by
+// $TESSERA_AGENT (harl) for $TESSERA_TRIALS (64) trials, against LibTorch's own kernels on one
+// thread; one line per op with GB/s (memory_bound_cases.cc).
+nlohmann::json run_memory_bound_suite();
+
 }  // namespace tessera::bench

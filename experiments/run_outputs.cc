@@ -15,13 +15,13 @@ std::vector<CurvePoint> read_curve(const std::string& path) {
   std::string line;
   std::getline(in, line);  // header
   while (std::getline(in, line)) {
-    // task names are quoted and may hold commas: the numbers are the last four fields
+    // task names are quoted and may hold commas: the numbers are the last four or five fields
     size_t close = line.rfind('"');
     if (line.empty() || line[0] != '"' || close == 0 || close == std::string::npos) continue;
     CurvePoint p;
     p.task = line.substr(1, close - 1);
-    if (std::sscanf(line.c_str() + close + 1, ",%d,%lf,%lf,%lf", &p.trial, &p.elapsed_seconds,
-                    &p.best_seconds, &p.best_gflops) == 4) {
+    if (std::sscanf(line.c_str() + close + 1, ",%d,%lf,%lf,%lf,%lf", &p.trial, &p.elapsed_seconds,
+                    &p.best_seconds, &p.best_gflops, &p.best_gbps) >= 4) {
       points.push_back(p);
     }
   }
@@ -29,13 +29,22 @@ std::vector<CurvePoint> read_curve(const std::string& path) {
 }
 
 void append_curve(const std::string& path, const CurvePoint& p) {
-  bool fresh = !std::ifstream(path).good();
+  std::string header;
+  std::ifstream existing(path);
+  bool fresh = !std::getline(existing, header);
+  existing.close();
+  bool with_gbps = fresh || header.find(",best_gbps") != std::string::npos;
   std::ofstream out(path, std::ios::app);
-  if (fresh) out << "task,trial,elapsed_seconds,best_seconds,best_gflops\n";
-  char numbers[128];
-  std::snprintf(numbers, sizeof numbers, ",%d,%.3f,%.9g,%.3f\n", p.trial, p.elapsed_seconds,
+  if (fresh) out << "task,trial,elapsed_seconds,best_seconds,best_gflops,best_gbps\n";
+  char numbers[160];
+  std::snprintf(numbers, sizeof numbers, ",%d,%.3f,%.9g,%.3f", p.trial, p.elapsed_seconds,
                 p.best_seconds, p.best_gflops);
-  out << '"' << p.task << '"' << numbers;
+  std::string row = numbers;
+  if (with_gbps) {
+    std::snprintf(numbers, sizeof numbers, ",%.3f", p.best_gbps);
+    row += numbers;
+  }
+  out << '"' << p.task << '"' << row << "\n";
 }
 
 std::string curve_svg(const std::vector<CurvePoint>& points) {

@@ -136,4 +136,12 @@ double ComputeDAG::flop_count() const {
   return flops;
 }
 
+double ComputeDAG::min_bytes() const {
+  double bytes = 0;
+  for (const Tensor& t : arguments()) {
+    bytes += static_cast<double>(t.num_elements()) * static_cast<double>(dtype_bytes(t->dtype));
+  }
+  return bytes;
+}
+
 }  // namespace tessera::schedule

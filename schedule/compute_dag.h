@@ -40,6 +40,9 @@ class ComputeDAG {
   // Useful floating-point operations: 2 per multiply-add of a sum reduction whose term is a
   // product, 1 per other reduced term or computed element. Used for GFLOP/s.
   double flop_count() const;
+  // Bytes that must move: every input read once and every output written once. Used for GB/s,
+  // the measure of memory-bound ops (softmax, layer norm, elementwise).
+  double min_bytes() const;
 
  private:
   std::string summary_;

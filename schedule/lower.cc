@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "schedule/partition.h"
 #include "schedule/region.h"
 #include "schedule/simplify.h"
 
@@ -39,7 +40,8 @@ class Lowerer {
       body = make_allocate(it->op->name, it->op.num_elements(), it->op->dtype,
                            StorageScope::kGlobal, body);
     }
-    func.body = body;
+    // A guard-free main body for vector loops whose split does not divide (partition.h).
+    func.body = partition_vector_guards(body, ranges_);
     if (!error_.empty()) return make_error(error_);
     return func;
   }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "schedule/sketch_rows.h"
+
 namespace tessera::schedule {
 namespace {
 
@@ -323,6 +325,8 @@ std::vector<Sketch> generate_sketches(const ComputeDAG& dag) {
     while (s < choices.size() && ++pick[s] == choices[s].size()) pick[s++] = 0;
     if (s == choices.size()) break;
   }
+  // Row-wise memory-bound DAGs also get the row sketch (sketch_rows.h), after the others.
+  if (auto rows = row_sketch(dag)) sketches.push_back(std::move(*rows));
   return sketches;
 }
 

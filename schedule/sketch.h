@@ -8,6 +8,7 @@
 // spatial extent and a long reduction may be rfactor'ed into vectorized partial sums; other
 // stages get a simple vectorize / parallelize / unroll rule. The per-stage choices multiply
 // into a handful of sketches per task, each with a stable id and a readable description.
+// Row-wise DAGs (softmax, layer norm) also get one whole-DAG row sketch (sketch_rows.h).
 // Knob values fill the holes: a sketch plus knobs is a candidate, and since lowering is
 // deterministic, (sketch id, knobs) is the candidate's serializable identity.
 //

@@ -113,6 +113,38 @@ TEST(LowerTest, NonDividingSplitLowersToAGuard) {
   EXPECT_TRUE(contains(exact, "for (i.0, 0, 3) {")) << exact;
 }
 
+// Loop partitioning (partition.h): a vectorized loop whose split does not divide gets a
+// guard-free main part and a guarded remainder; without a vector loop the guard stays put.
+TEST(LowerTest, NonDividingVectorLoopGetsAGuardFreeMainPart) {
+  const std::vector<Step> steps{SplitStep{"Y", "j", {16}}, AnnotateStep{"Y", "j.1", "vectorize"}};
+  LoweredFunc func;
+  std::string text = lowered_text(elementwise(Elementwise::kRelu, {5, 37}), steps, &func);
+  // 37 = 2 full vectors + 5: the first two iterations of j.0 need no guard.
+  EXPECT_TRUE(contains(text,
+                       "  for (j.0, 0, 2) {\n"
+                       "    vectorized (j.1, 0, 16) {\n"
+                       "      Y[(((i*37) + (j.0*16)) + j.1)] = "))
+      << text;
+  EXPECT_EQ(count_stmts(func.body, StmtKind::kIfThenElse), 1) << text;  // in the remainder only
+  // The remainder, one iteration here, is emitted in place with its guard (a lane mask).
+  EXPECT_TRUE(contains(text,
+                       "  vectorized (j.1, 0, 16) {\n"
+                       "    if (((j.1 + 32) < 37)) {\n"
+                       "      Y[(((i*37) + j.1) + 32)] = "))
+      << text;
+  // Several remainder iterations get their own loop.
+  std::string longer = lowered_text(elementwise(Elementwise::kRelu, {5, 37}),
+                                    {SplitStep{"Y", "j", {4, 4}}, AnnotateStep{"Y", "j.2", "vectorize"}});
+  EXPECT_TRUE(contains(longer, "for (j.1.rest, 0, ")) << longer;
+  // A scalar inner loop keeps its guard where it was (nothing is duplicated).
+  std::string scalar = lowered_text(elementwise(Elementwise::kRelu, {5, 37}), {SplitStep{"Y", "j", {16}}});
+  EXPECT_FALSE(contains(scalar, ".rest")) << scalar;
+  // A dividing split has nothing to partition.
+  std::string exact = lowered_text(elementwise(Elementwise::kRelu, {5, 32}), steps);
+  EXPECT_FALSE(contains(exact, ".rest")) << exact;
+  EXPECT_FALSE(contains(exact, "if (")) << exact;
+}
+
 TEST(LowerTest, GuardOnASplitReductionStaysOutOfTheInit) {
   LoweredFunc func;
   std::string text = lowered_text(matmul(4, 4, 10), {SplitStep{"C", "r0", {4}}}, &func);

@@ -146,6 +146,23 @@ TEST(WorkloadKeyTest, Fnv1a64MatchesPublishedVectorsAndGoldenKey) {
   EXPECT_EQ(dag->workload_key(), "matmul-a871d04471f2343f");
 }
 
+// GB/s counts the bytes that must move: inputs read once, outputs written once; intermediate
+// stages (softmax's exp, layer norm's statistics) and re-reads are not counted.
+TEST(MinBytesTest, CountsInputsAndOutputsOnce) {
+  auto mm = matmul(3, 5, 7);
+  ASSERT_TRUE(mm.ok());
+  EXPECT_DOUBLE_EQ(mm->min_bytes(), 4.0 * (3 * 7 + 7 * 5 + 3 * 5));
+  auto sm = softmax({6, 10});  // X in, softmax out; maxval, expval, expsum stay inside
+  ASSERT_TRUE(sm.ok());
+  EXPECT_DOUBLE_EQ(sm->min_bytes(), 4.0 * (60 + 60));
+  auto ln = layer_norm({4, 16});  // X, gamma, beta in; out
+  ASSERT_TRUE(ln.ok());
+  EXPECT_DOUBLE_EQ(ln->min_bytes(), 4.0 * (64 + 16 + 16 + 64));
+  auto add_op = elementwise(Elementwise::kAdd, {3, 5});
+  ASSERT_TRUE(add_op.ok());
+  EXPECT_DOUBLE_EQ(add_op->min_bytes(), 4.0 * 45);
+}
+
 TEST(FlopCountTest, CountsMultiplyAddsTwice) {
   for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{3, 5, 7}, {64, 64, 64}, {1, 9, 2}}) {
     auto dag = matmul(m, n, k);

@@ -2,6 +2,7 @@
 // valid by construction (the sketch fuzzer covers every op at scale).
 #include <gtest/gtest.h>
 
+#include "schedule/lower.h"
 #include "schedule/ops.h"
 #include "schedule/sketch.h"
 
@@ -48,6 +49,81 @@ TEST(Sketch, SmallSpatialReductionsMayBeRFactored) {
   EXPECT_TRUE(any_rfactor);
   for (const auto& id : ids(*softmax({512, 256}))) {
     EXPECT_EQ(id.find("rfactor"), std::string::npos) << id;  // many rows: no need
+  }
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The row sketch's candidate for `dag` with every knob at its first value but the widths.
+State row_candidate(const ComputeDAG& dag, const Sketch** sketch_out = nullptr) {
+  static std::vector<Sketch> keep;
+  keep = generate_sketches(dag);
+  const Sketch& rows = keep.back();
+  EXPECT_EQ(rows.id.substr(rows.id.find(':')), ":rows");
+  KnobValues v(rows.knobs.size(), 0);
+  v[1] = v[2] = 2;  // vector and accumulator width 16
+  v[3] = 1;         // parallel rows
+  auto state = apply_candidate(dag, rows, v);
+  EXPECT_TRUE(state.ok()) << state.error().message;
+  if (sketch_out) *sketch_out = &rows;
+  return state.ok() ? *state : State(dag);
+}
+
+TEST(Sketch, RowSketchIsAppendedAndLeavesTheOtherSketchesAlone) {
+  for (const auto& dag : {softmax({64, 128}), layer_norm({8, 768}), softmax({2, 3, 40})}) {
+    std::vector<std::string> all = ids(*dag);
+    ASSERT_GE(all.size(), 2u);
+    EXPECT_EQ(all.back(), dag->outputs()[0]->name + ":rows");
+    for (size_t i = 0; i + 1 < all.size(); ++i) EXPECT_EQ(all[i].find(":rows"), std::string::npos);
+  }
+  // Per-stage sketches as before the row sketch existed (records name them).
+  EXPECT_EQ(ids(*softmax({512, 256})),
+            (std::vector<std::string>{"softmax:simple;expsum:simple;maxval:simple", "softmax:rows"}));
+  // Matmul, elementwise ops and pooling are not row DAGs.
+  for (const auto& dag : {matmul(64, 64, 64), elementwise(Elementwise::kGelu, {128, 3072}),
+                          global_avg_pool2d(1, 8, 7, 7)}) {
+    for (const auto& id : ids(*dag)) EXPECT_EQ(id.find(":rows"), std::string::npos) << id;
+  }
+}
+
+TEST(Sketch, SoftmaxRowSketchComputesExpOncePerElement) {
+  auto dag = softmax({64, 128});
+  State state = row_candidate(*dag);
+  // expval is read by expsum and softmax: in a row buffer at the row, not inlined into both.
+  const StageState& expval = state.stage(state.stage_index("expval"));
+  EXPECT_EQ(expval.location, ComputeLocation::kAttached);
+  EXPECT_EQ(expval.attach_stage, "softmax");
+  auto func = lower(state, "softmax_rows");
+  ASSERT_TRUE(func.ok()) << func.error().message;
+  EXPECT_EQ(count(to_string(*func), "exp("), 1u) << to_string(*func);
+  // The two reductions accumulate 16 lanes along the contiguous row, then reduce horizontally.
+  for (const char* partial : {"maxval.rf", "expsum.rf"}) {
+    const StageState& rf = state.stage(state.stage_index(partial));
+    ASSERT_FALSE(rf.loops.empty()) << partial;
+    EXPECT_EQ(rf.loops.back().name, "rf");
+    EXPECT_EQ(rf.loops.back().extent, 16);
+    EXPECT_EQ(rf.loops.back().annotation, Annotation::kVectorize);
+    EXPECT_EQ(rf.location, ComputeLocation::kAttached);
+  }
+  const StageState& out = state.stage(state.stage_index("softmax"));
+  EXPECT_EQ(out.loops.front().annotation, Annotation::kParallel);
+  EXPECT_EQ(out.loops.back().annotation, Annotation::kVectorize);
+}
+
+TEST(Sketch, LayerNormRowSketchKeepsStatisticsPerRow) {
+  auto dag = layer_norm({8, 768});
+  State state = row_candidate(*dag);
+  for (const char* stage : {"mean", "var", "mean.rf", "var.rf"}) {
+    const StageState& s = state.stage(state.stage_index(stage));
+    EXPECT_EQ(s.location, ComputeLocation::kAttached) << stage;
+    // One row at a time: a buffer of one value per row (16 partial lanes for the .rf stages).
+    int64_t size = 1;
+    for (int64_t d : s.buffer_shape) size *= d;
+    EXPECT_EQ(size, std::string(stage).find(".rf") != std::string::npos ? 16 : 1) << stage;
   }
 }
 
