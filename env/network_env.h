@@ -72,6 +72,8 @@ class NetworkEnv {
 
   // Takes the state of tasks tuned before (a resumed run): their bests, trials and seconds.
   void restore(int task, const RoundResult& state);
+  // Adds tuning time spent before a resume (it counts against the time budget).
+  void restore_elapsed(double seconds) { obs_.elapsed_seconds += seconds; }
   const NetworkObservation& reset();
   NetworkStep step(int task);
   const NetworkObservation& observation() const { return obs_; }

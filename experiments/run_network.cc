@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 #include <nlohmann/json.hpp>
 
@@ -86,11 +85,12 @@ bool parse_args(const std::vector<std::string>& args, Args* a) {
 // The graph inputs' values: from the raw float32 file (the inputs one after another, in graph
 // order) or seeded uniform in [-1, 1).
 Result<std::map<std::string, std::vector<float>>> make_inputs(const graph::Graph& g, const Args& a) {
+  if (a.input.empty()) return runtime::random_network_inputs(g, a.seed);
   std::map<std::string, std::vector<float>> inputs;
   int64_t total = 0;
   for (const std::string& name : g.inputs) total += g.info(name)->num_elements();
   std::vector<float> values(static_cast<size_t>(total));
-  if (!a.input.empty()) {
+  {
     std::ifstream in(a.input, std::ios::binary | std::ios::ate);
     if (!in) return make_error(a.input + ": cannot open the input file");
     const auto bytes = static_cast<int64_t>(in.tellg());
@@ -100,10 +100,6 @@ Result<std::map<std::string, std::vector<float>>> make_inputs(const graph::Graph
     }
     in.seekg(0);
     in.read(reinterpret_cast<char*>(values.data()), bytes);  // little-endian host
-  } else {
-    std::mt19937 rng(static_cast<uint32_t>(a.seed));
-    std::uniform_real_distribution<float> dist(-1, 1);
-    for (float& v : values) v = dist(rng);
   }
   int64_t at = 0;
   for (const std::string& name : g.inputs) {

@@ -9,7 +9,6 @@
 #include <atomic>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +24,7 @@
 #include "graph/onnx/import.h"
 #include "runtime/default_schedule.h"
 #include "runtime/network_executor.h"
+#include "runtime/timing.h"
 
 namespace tessera::experiments {
 namespace {
@@ -68,16 +68,7 @@ Result<double> measure_network(const graph::Graph& folded, const graph::NetworkT
   options.check_seed = seed;
   auto executor = runtime::NetworkExecutor::build(folded, tasks, options);
   if (!executor) return executor.error();
-  std::map<std::string, std::vector<float>> inputs;
-  std::mt19937 rng(static_cast<uint32_t>(seed));
-  std::uniform_real_distribution<float> uniform(-1, 1);
-  for (const std::string& name : folded.inputs) {
-    const graph::TensorInfo* info = folded.info(name);
-    if (!info) return make_error("graph input '" + name + "' has no shape");
-    std::vector<float> values(static_cast<size_t>(info->num_elements()));
-    for (float& v : values) v = uniform(rng);
-    inputs[name] = std::move(values);
-  }
+  const auto inputs = runtime::random_network_inputs(folded, seed);
   for (int i = 0; i < 3; ++i) {
     if (auto r = executor->run(inputs, threads); !r) return r.error();
   }
@@ -87,8 +78,7 @@ Result<double> measure_network(const graph::Graph& folded, const graph::NetworkT
     if (auto r = executor->run(inputs, threads); !r) return r.error();
     seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
   }
-  std::sort(seconds.begin(), seconds.end());
-  return 0.5 * (seconds[9] + seconds[10]);
+  return runtime::median(seconds);
 }
 
 }  // namespace
@@ -197,12 +187,11 @@ int run_tune_network(const TuneConfig& config) {
   for (size_t t = 0; t < slots.size(); ++t) {
     const env::TuningTask& task = *slots[t].tuning;
     if (task.trials() == 0) continue;
-    environment.restore(static_cast<int>(t), {task.best() ? task.best()->seconds() : INFINITY, task.trials(),
-                                              t == 0 ? spent_before : 0.0, false});
+    environment.restore(static_cast<int>(t), {task.best() ? task.best()->seconds() : INFINITY, task.trials(), 0.0, false});
   }
+  environment.restore_elapsed(spent_before);
   const env::NetworkObservation& obs = environment.reset();
 
-  const auto start = Clock::now();
   while (total_trials() < config.trials && (config.seconds <= 0 || obs.elapsed_seconds < config.seconds)) {
     int t = (*allocator)->choose(obs);
     if (t < 0) break;
@@ -215,7 +204,6 @@ int run_tune_network(const TuneConfig& config) {
             (config.seconds > 0 ? " of " + fixed(config.seconds, 0) : std::string()));
     if (step.terminated || step.truncated) break;
   }
-  (void)start;
 
   // The per-task table, each best re-timed, then the network measured with the records.
   nlohmann::json summary = {{"network", config.network}, {"allocator", config.allocator},

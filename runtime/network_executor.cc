@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <cstdio>
 #include <cstring>
 
@@ -352,6 +353,18 @@ std::string NetworkExecutor::schedules() const {
   for (const TaskReport& r : impl_->reports) recorded += r.source == ScheduleSource::kRecords;
   if (recorded == 0) return "default";
   return recorded == impl_->reports.size() ? "records" : "mixed";
+}
+
+std::map<std::string, std::vector<float>> random_network_inputs(const graph::Graph& graph, uint64_t seed) {
+  std::mt19937 rng(static_cast<uint32_t>(seed));
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::map<std::string, std::vector<float>> inputs;
+  for (const std::string& name : graph.inputs) {
+    std::vector<float>& values = inputs[name];
+    values.resize(static_cast<size_t>(graph.info(name)->num_elements()));
+    for (float& v : values) v = dist(rng);
+  }
+  return inputs;
 }
 
 }  // namespace tessera::runtime

@@ -83,4 +83,8 @@ class NetworkExecutor {
   std::unique_ptr<Impl> impl_;
 };
 
+// Seeded uniform [-1, 1) values for every graph input, drawn in graph order from one stream
+// (what `tessera run` feeds without --input, and what network tuning times with).
+std::map<std::string, std::vector<float>> random_network_inputs(const graph::Graph& graph, uint64_t seed);
+
 }  // namespace tessera::runtime
