@@ -13,7 +13,10 @@ constexpr size_t kFeatureCacheLimit = 400000;
 }  // namespace
 
 void ModelFeeder::extract(const env::TuningTask& task, const std::vector<env::Candidate>& candidates) {
-  if (features_.size() > kFeatureCacheLimit) features_.clear();
+  if (features_.size() > kFeatureCacheLimit) {
+    features_.clear();
+    steps_.clear();
+  }
   std::vector<env::Candidate> missing;
   for (const env::Candidate& c : candidates) {
     if (!features_.count(c)) missing.push_back(c);
@@ -23,7 +26,10 @@ void ModelFeeder::extract(const env::TuningTask& task, const std::vector<env::Ca
                             [](const auto& a, const auto& b) { return !(a < b) && !(b < a); }),
                 missing.end());
   auto extracted = env::candidate_features(task, missing);  // in parallel
-  for (size_t i = 0; i < missing.size(); ++i) features_[missing[i]] = std::move(extracted[i]);
+  for (size_t i = 0; i < missing.size(); ++i) {
+    if (model_->reads_steps() && extracted[i]) steps_[missing[i]] = env::candidate_steps(task, missing[i]);
+    features_[missing[i]] = std::move(extracted[i]);
+  }
 }
 
 int ModelFeeder::update(const env::TuningTask& task) {
@@ -37,7 +43,9 @@ int ModelFeeder::update(const env::TuningTask& task) {
   for (const env::Candidate& c : fresh) {
     fed_.insert(c);
     const auto& features = features_.at(c);
-    if (features) samples.push_back({*features, task.measurements().at(c).throughput(), task.dag().workload_key()});
+    if (!features) continue;
+    samples.push_back({*features, task.measurements().at(c).throughput(), task.dag().workload_key(), {}});
+    if (model_->reads_steps()) samples.back().steps = steps_.at(c);
   }
   model_->add(samples);
   model_->train();
@@ -47,16 +55,18 @@ int ModelFeeder::update(const env::TuningTask& task) {
 std::vector<float> ModelFeeder::score(const env::TuningTask& task, const std::vector<env::Candidate>& candidates) {
   extract(task, candidates);
   std::vector<std::vector<float>> rows;
+  std::vector<std::vector<std::string>> steps;
   std::vector<size_t> where;
   std::vector<float> scores(candidates.size(), kUnscorable);
   for (size_t i = 0; i < candidates.size(); ++i) {
     const auto& f = features_.at(candidates[i]);
     if (!f) continue;
     rows.push_back(*f);
+    if (model_->reads_steps()) steps.push_back(steps_.at(candidates[i]));
     where.push_back(i);
   }
   if (rows.empty()) return scores;
-  auto predicted = model_->predict(rows);
+  auto predicted = model_->reads_steps() ? model_->predict_with_steps(rows, steps) : model_->predict(rows);
   for (size_t r = 0; r < where.size(); ++r) scores[where[r]] = predicted[r];
   return scores;
 }

@@ -1,5 +1,6 @@
 // ModelFeeder: keeps a cost model in step with a task's measurements and scores candidates,
-// caching their features. Shared by the agents that rank with a model (evolutionary, harl).
+// caching their features (and, for models that read them, their schedule steps). Shared by the
+// agents that rank with a model (evolutionary, harl).
 #pragma once
 
 #include <limits>
@@ -7,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "env/cost_model.h"
@@ -35,6 +37,7 @@ class ModelFeeder {
   std::shared_ptr<env::CostModel> model_;
   std::set<env::Candidate> fed_;
   std::map<env::Candidate, std::optional<std::vector<float>>> features_;
+  std::map<env::Candidate, std::vector<std::string>> steps_;  // for models that read steps
 };
 
 }  // namespace tessera::agents

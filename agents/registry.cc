@@ -1,7 +1,7 @@
 // The built-in agents and the registry's lookups (see registry.h).
 #include "agents/registry.h"
 
-#include <cmath>
+#include <exception>
 
 #include "agents/droplet_search.h"
 #include "agents/evolutionary_search.h"
@@ -103,23 +103,7 @@ void register_agent(AgentEntry entry) {
 }
 
 Result<double> check_param(const AgentEntry& entry, const std::string& name, double value) {
-  for (const AgentParam& p : entry.params) {
-    if (p.name != name) continue;
-    if (p.kind == Kind::kInteger && value != std::floor(value)) return make_error("expected an integer");
-    if (p.kind == Kind::kProbability && (value < 0 || value > 1)) {
-      return make_error("must be a probability in [0, 1]");
-    }
-    if (value < p.min) {
-      char text[64];
-      std::snprintf(text, sizeof text, "must be at least %g", p.min);
-      return make_error(text);
-    }
-    return value;
-  }
-  std::string known;
-  for (const AgentParam& p : entry.params) known += (known.empty() ? "" : ", ") + p.name;
-  return make_error("agent '" + entry.name + "' has no parameter '" + name + "'" +
-                    (known.empty() ? " (it takes none)" : " (expected " + known + ")"));
+  return env::check_param(entry.params, "agent '" + entry.name + "'", name, value);
 }
 
 Result<std::unique_ptr<SearchAgent>> make_agent(const std::string& name, const AgentParams& params,
@@ -130,17 +114,21 @@ Result<std::unique_ptr<SearchAgent>> make_agent(const std::string& name, const A
     for (const std::string& n : agent_names()) known += (known.empty() ? "" : ", ") + n;
     return make_error("unknown agent '" + name + "' (expected " + known + ")");
   }
-  AgentParams all;
-  for (const AgentParam& p : entry->params) all[p.name] = p.fallback;
-  for (const auto& [key, value] : params) {
-    auto checked = check_param(*entry, key, value);
-    if (!checked) return make_error("search.params." + key + ": " + checked.error().message);
-    all[key] = *checked;
-  }
+  auto all = env::resolve_params(entry->params, "agent '" + name + "'", params, "search.params.");
+  if (!all) return all.error();
   if (entry->needs_cost_model && !context.cost_model) {
     return make_error("agent '" + name + "' needs a cost model and none was given");
   }
-  return entry->make(all, context);
+  // A plug-in's factory is foreign code: what it throws becomes an error, never a crash.
+  try {
+    auto agent = entry->make(*all, context);
+    if (!agent) return make_error("agent '" + name + "': its factory returned nothing");
+    return std::move(agent);
+  } catch (const std::exception& e) {
+    return make_error("agent '" + name + "': its factory threw: " + e.what());
+  } catch (...) {
+    return make_error("agent '" + name + "': its factory threw a non-standard exception");
+  }
 }
 
 }  // namespace tessera::agents

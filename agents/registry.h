@@ -11,7 +11,9 @@
 //      before configs are read), with every parameter it reads;
 //   3. set `needs_cost_model` if it ranks candidates with the learned proxy; it then gets
 //      the experiment's shared model in AgentContext::cost_model;
-//   4. add it to the conformance tests (tests/unit/agents/registry_test.cc runs every entry).
+//   4. it then runs in the conformance tests (agents/conformance.h, run on every entry by
+//      tests/unit/rl/conformance_test.cc and on plug-ins by `tessera conformance --plugin`).
+// A plug-in shared library adds entries the same way (agents/plugin.h).
 #pragma once
 
 #include <functional>
@@ -22,20 +24,13 @@
 
 #include "agents/search_agent.h"
 #include "env/cost_model.h"
+#include "env/param.h"
 #include "schedule/result.h"
 
 namespace tessera::agents {
 
-struct AgentParam {
-  enum class Kind { kInteger, kNumber, kProbability };
-  std::string name;
-  Kind kind = Kind::kInteger;
-  double min = 0;        // smallest allowed value (probabilities are also <= 1)
-  double fallback = 0;   // the value when a config leaves it out
-  std::string help;
-};
-
-using AgentParams = std::map<std::string, double>;
+using AgentParam = env::Param;      // declared once (env/param.h), shared with cost models
+using AgentParams = env::ParamValues;
 
 struct AgentContext {
   uint64_t seed = 1;
@@ -55,13 +50,14 @@ struct AgentEntry {
 const std::vector<AgentEntry>& agent_registry();
 const AgentEntry* find_agent(const std::string& name);
 std::vector<std::string> agent_names();
-// Adds (or replaces) an entry: the hook for plug-in agents.
+// Adds (or replaces) an entry. Plug-ins go through agents/plugin_loader.h, which refuses a
+// name that is already taken instead.
 void register_agent(AgentEntry entry);
 
 // Checks one parameter value; the error says what is allowed (the caller adds where).
 Result<double> check_param(const AgentEntry& entry, const std::string& name, double value);
 // The entry's agent with `params` over its defaults; errors for an unknown agent or
-// parameter, or a missing cost model.
+// parameter, a missing cost model, or a factory that throws or returns nothing.
 Result<std::unique_ptr<SearchAgent>> make_agent(const std::string& name, const AgentParams& params,
                                                 const AgentContext& context);
 

@@ -5,6 +5,9 @@
 
 #include "schedule/features.h"
 #include "schedule/lower.h"
+#include "schedule/step_json.h"
+
+#include <nlohmann/json.hpp>
 
 namespace tessera::env {
 
@@ -22,6 +25,12 @@ std::vector<std::optional<std::vector<float>>> candidate_features(
   tbb::parallel_for(size_t{0}, candidates.size(), [&](size_t i) {
     if (auto f = candidate_features(task, candidates[i])) out[i] = std::move(*f);
   });
+  return out;
+}
+
+std::vector<std::string> candidate_steps(const TuningTask& task, const Candidate& c) {
+  std::vector<std::string> out;
+  for (const schedule::Step& step : task.sketch(c).steps(c.knobs)) out.push_back(schedule::step_to_json(step).dump());
   return out;
 }
 

@@ -66,7 +66,8 @@ bool TaskEnv::evaluate(const Candidate& c, std::vector<float>* features, double*
     *reason = f.error().message;
     return false;
   }
-  *score = model_->predict({*f}).at(0);
+  *score = model_->reads_steps() ? model_->predict_with_steps({*f}, {candidate_steps(*task_, c)}).at(0)
+                                 : model_->predict({*f}).at(0);
   *features = std::move(*f);
   return true;
 }

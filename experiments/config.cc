@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "agents/plugin_loader.h"
 #include "agents/registry.h"
 #include "agents/task_allocator.h"
+#include "env/cost_model_registry.h"
 #include "experiments/search_setup.h"
 #include "schedule/ops.h"
 
@@ -175,7 +177,7 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     if (auto r = apply_override(root, o); !r) return r.error();
   }
   Reader r(path, overrides);
-  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "target", "tasks", "network", "allocator", "search", "proxy", "budget", "measure"}); !ok) {
+  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "plugins", "target", "tasks", "network", "allocator", "search", "proxy", "budget", "measure"}); !ok) {
     return ok.error();
   }
   TuneConfig c;
@@ -183,6 +185,19 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
   if (!root["run_dir"]) return r.error(root, "run_dir", "missing (expected a directory for the run)");
   TRY_ASSIGN(c.run_dir, r.text(root["run_dir"], "run_dir"));
   if (root["seed"]) TRY_ASSIGN(c.seed, r.integer(root["seed"], "seed", 0));
+
+  // Plug-ins first: the agents and cost models they add are named further down.
+  if (const YAML::Node pl = root["plugins"]) {
+    if (!pl.IsSequence()) return r.error(pl, "plugins", "expected a list of plug-in library paths");
+    for (size_t i = 0; i < pl.size(); ++i) {
+      const std::string at = "plugins." + std::to_string(i);
+      std::string lib;
+      TRY_ASSIGN(lib, r.text(pl[i], at));
+      auto loaded = agents::load_plugin(lib);
+      if (!loaded) return r.error(pl[i], at, loaded.error().message);
+      c.plugins.push_back(loaded->path);
+    }
+  }
 
   if (const YAML::Node t = root["target"]) {
     if (auto ok = r.only_keys(t, "target", {"kind", "threads"}); !ok) return ok.error();
@@ -264,8 +279,27 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
   }
 
   if (const YAML::Node p = root["proxy"]) {
-    if (auto ok = r.only_keys(p, "proxy", {"hidden", "epochs", "min_samples", "learning_rate", "pair_noise", "weights"}); !ok) {
+    if (auto ok = r.only_keys(p, "proxy", {"model", "params", "hidden", "epochs", "min_samples", "learning_rate", "pair_noise", "weights"}); !ok) {
       return ok.error();
+    }
+    if (p["model"]) TRY_ASSIGN(c.proxy.model, r.text(p["model"], "proxy.model"));
+    const env::CostModelEntry* model = env::find_cost_model(c.proxy.model);
+    if (!model) {
+      return r.error(p["model"], "proxy.model",
+                     "unknown cost model '" + c.proxy.model + "' (expected " + join(env::cost_model_names()) + ")");
+    }
+    if (const YAML::Node mp = p["params"]) {
+      std::vector<std::string> allowed;
+      for (const env::Param& param : model->params) allowed.push_back(param.name);
+      if (auto ok = r.only_keys(mp, "proxy.params", allowed); !ok) return ok.error();
+      for (const auto& kv : mp) {
+        const std::string key = kv.first.Scalar(), at = "proxy.params." + key;
+        double v;
+        TRY_ASSIGN(v, r.number(kv.second, at, -1e300));
+        auto checked = env::check_param(model->params, "cost model '" + c.proxy.model + "'", key, v);
+        if (!checked) return r.error(kv.second, at, checked.error().message);
+        c.proxy.params[key] = *checked;
+      }
     }
     if (const YAML::Node h = p["hidden"]) {
       if (!h.IsSequence() || h.size() == 0) return r.error(h, "proxy.hidden", "expected a list of layer widths");
@@ -322,7 +356,10 @@ nlohmann::json resolved_config(const TuneConfig& c) {
   }
   nlohmann::json tasks = nlohmann::json::array();
   for (const TaskSpec& t : c.tasks) tasks.push_back({{"name", t.name}, {"op", t.op}, {"params", t.params}});
-  nlohmann::json proxy = {{"hidden", c.proxy.hidden}, {"epochs", c.proxy.epochs},
+  nlohmann::json model_params = nlohmann::json::object();
+  for (const auto& [key, value] : c.proxy.params) model_params[key] = value;
+  nlohmann::json proxy = {{"model", c.proxy.model}, {"params", model_params},
+                          {"hidden", c.proxy.hidden}, {"epochs", c.proxy.epochs},
                           {"min_samples", c.proxy.min_samples}, {"learning_rate", c.proxy.learning_rate},
                           {"pair_noise", c.proxy.pair_noise}};
   if (!c.proxy.weights.empty()) proxy["weights"] = c.proxy.weights;
@@ -339,6 +376,7 @@ nlohmann::json resolved_config(const TuneConfig& c) {
             {"repeat", o.repeat}, {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
             {"compile_timeout_s", o.compile_timeout_s}, {"run_timeout_s", o.run_timeout_s},
             {"retime_top", c.retime_top}, {"retime_rounds", c.retime_rounds}}}};
+  if (!c.plugins.empty()) out["plugins"] = c.plugins;
   if (!c.network.empty()) {
     out.erase("tasks");
     out["network"] = c.network;

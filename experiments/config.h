@@ -31,8 +31,13 @@ struct SearchSpec {
   std::map<std::string, double> params;    // agent parameters, validated by the agent registry
 };
 
-// The learned reward proxy shared by the agents that rank with one (env/proxy/).
+// The cost model shared by the agents that rank with one: `model` names an entry of the
+// cost-model registry (env/cost_model_registry.h; plug-ins add entries), `params` are that
+// entry's parameters. The other fields configure the built-in learned proxy, `mlp`
+// (env/proxy/), wherever it is used: as the model, or wrapped by another.
 struct ProxySpec {
+  std::string model = "mlp";
+  std::map<std::string, double> params;
   std::vector<int> hidden = {256, 256};
   int64_t epochs = 30;
   int64_t min_samples = 32;
@@ -44,6 +49,9 @@ struct ProxySpec {
 struct TuneConfig {
   std::string source;                      // the config file
   std::string run_dir;
+  // Plug-in libraries (agents/plugin.h), absolute paths, loaded while the config is read so
+  // their agents and cost models are known to the rest of it.
+  std::vector<std::string> plugins;
   uint64_t seed = 1;
   int threads = 1;
   std::vector<TaskSpec> tasks;

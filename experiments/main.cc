@@ -1,4 +1,5 @@
 // The `tessera` command-line tool: parses the command line and dispatches to its commands.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -7,10 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/config.h"
+#include "experiments/conformance.h"
 #include "experiments/inspect.h"
 #include "experiments/proxy_eval.h"
 #include "experiments/quickstart.h"
 #include "experiments/run_network.h"
+#include "experiments/search_setup.h"
 #include "experiments/tune.h"
 
 namespace {
@@ -22,7 +25,7 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"tune", "tessera tune CONFIG|MODEL.onnx [--set key.path=value ...]",
+    {"tune", "tessera tune CONFIG|MODEL.onnx [--set key.path=value ...] [--plugin LIB.so ...]",
      "Run the tuning experiment CONFIG describes (see configs/README.md). Progress goes to stderr;\n"
      "the run directory gets config.yaml, records.jsonl, curve.csv, curve.svg, summary.json,\n"
      "run.log, proxy.pt (the learned proxy) and agent_state/ (harl's PPO agents). Rerunning with\n"
@@ -32,8 +35,10 @@ const Command kCommands[] = {
      "MODEL.onnx tunes a whole network: its fused tasks share the budget, an allocator (harl,\n"
      "gradient, round_robin: --set allocator=...) picks the task of each round, and the network\n"
      "is run with the tuned kernels at the end (defaults: runs/<model>, evolutionary search,\n"
-     "2,000 trials or 1,200 s: --set budget.seconds=600)."},
-    {"validate", "tessera validate CONFIG [--set key.path=value ...]",
+     "2,000 trials or 1,200 s: --set budget.seconds=600).\n"
+     "--plugin loads a plug-in library (agents and cost models, docs/plugins.md) before the\n"
+     "config is read, as the config's own `plugins:` list does."},
+    {"validate", "tessera validate CONFIG [--set key.path=value ...] [--plugin LIB.so ...]",
      "Check CONFIG without running it: prints the resolved config, or the first error with its\n"
      "file, line, column and key. Writes nothing."},
     {"best", "tessera best RUN_DIR",
@@ -61,6 +66,12 @@ const Command kCommands[] = {
      "top-k recall on the held-out rest, per task and overall. Tasks come from config.yaml beside\n"
      "the first records file or from --config. --min-gap 0.05 scores only pairs more than 5% apart\n"
      "(closer ones are ordered by measurement noise). --save writes the weights (for proxy.weights)."},
+    {"conformance", "tessera conformance [--plugin LIB.so ...] [--agent NAME ...] [--model NAME ...]",
+     "Run the conformance checks built-in agents pass (agents/conformance.h) on the agents and\n"
+     "cost models the plug-ins register (without --plugin: on every registered one), or only on\n"
+     "those named. Each agent tunes a small matmul on the replay simulator; each cost model is\n"
+     "trained on simulated measurements and must score every candidate. Exits non-zero if any\n"
+     "fails or a plug-in is refused."},
     {"quickstart", "tessera quickstart [--m N] [--n N] [--k N] [--threads N] [--print-ir]",
      "JIT-compile the hand-scheduled matmul (default 1024^3), check it against the reference\n"
      "evaluator and print its GFLOP/s."},
@@ -71,11 +82,14 @@ void print_help() {
   for (const Command& c : kCommands) std::printf("  %s\n", c.usage);
 }
 
-// CONFIG followed by --set key=value pairs.
+// CONFIG followed by --set key=value pairs and --plugin paths.
 bool parse_config_args(const std::vector<std::string>& args, std::string* config,
-                       std::vector<std::string>* overrides, const char* command) {
+                       std::vector<std::string>* overrides, std::vector<std::string>* plugins,
+                       const char* command) {
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--set" && i + 1 < args.size()) {
+    if (args[i] == "--plugin" && i + 1 < args.size()) {
+      plugins->push_back(args[++i]);
+    } else if (args[i] == "--set" && i + 1 < args.size()) {
       overrides->push_back(args[++i]);
     } else if (args[i].rfind("--set=", 0) == 0) {
       overrides->push_back(args[i].substr(6));
@@ -117,6 +131,7 @@ int main(int argc, char** argv) {
   if (command == "proxy-eval") return run_proxy_eval(args);
   if (command == "inspect") return run_inspect(args);
   if (command == "run") return run_network(args);
+  if (command == "conformance") return run_conformance(args);
   if (command == "best" || command == "replay") {
     if (args.size() != 1) {
       std::fprintf(stderr, "usage: %s\n", known->usage);
@@ -125,13 +140,24 @@ int main(int argc, char** argv) {
     return command == "best" ? run_best(args[0]) : run_replay(args[0]);
   }
   std::string path;
-  std::vector<std::string> overrides;
-  if (!parse_config_args(args, &path, &overrides, command.c_str())) return 2;
+  std::vector<std::string> overrides, plugins;
+  if (!parse_config_args(args, &path, &overrides, &plugins, command.c_str())) return 2;
+  auto loaded = load_plugins(plugins);
+  if (!loaded) {  // refused: one line, nothing runs
+    std::fprintf(stderr, "tessera %s: %s\n", command.c_str(), loaded.error().message.c_str());
+    return 2;
+  }
   const bool model = path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
   auto config = model ? load_network_config(path, overrides) : load_config(path, overrides);
   if (!config) {
     std::fprintf(stderr, "%s\n", config.error().message.c_str());
     return 2;
+  }
+  // --plugin libraries join the config's list, so config.yaml reloads them on resume.
+  for (const std::string& lib : *loaded) {
+    if (std::find(config->plugins.begin(), config->plugins.end(), lib) == config->plugins.end()) {
+      config->plugins.push_back(lib);
+    }
   }
   if (command == "validate") {
     std::printf("%s: ok\n%s\n", path.c_str(), resolved_config(*config).dump(2).c_str());

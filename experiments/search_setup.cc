@@ -1,15 +1,58 @@
 // Agents and the shared proxy for a tuning run (see search_setup.h).
 #include "experiments/search_setup.h"
 
+#include <mutex>
+
+#include "agents/plugin_loader.h"
 #include "agents/registry.h"
 #include "agents/rl/register.h"
+#include "env/cost_model_registry.h"
 #include "env/proxy/reward_proxy.h"
 
 namespace tessera::experiments {
 
-void register_all_agents() { agents::rl::register_rl_agents(); }
+void register_all_agents() {
+  agents::rl::register_rl_agents();
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Its settings are the config's proxy.* keys (make_cost_model), not registry parameters;
+    // this factory gives the defaults to code that asks the registry directly.
+    env::register_cost_model({"mlp", "the learned reward proxy: an MLP over program features, pairwise ranking loss (LibTorch)",
+                              {}, [](const env::ParamValues&, const env::CostModelContext& c) {
+                                env::ProxyOptions options;
+                                options.seed = c.seed;
+                                return std::make_shared<env::RewardProxy>(options);
+                              }});
+  });
+}
+
+Result<std::vector<std::string>> load_plugins(const std::vector<std::string>& paths) {
+  register_all_agents();  // a plug-in's names are checked against every built-in one
+  std::vector<std::string> loaded;
+  for (const std::string& path : paths) {
+    auto plugin = agents::load_plugin(path);
+    if (!plugin) return plugin.error();
+    loaded.push_back(plugin->path);
+  }
+  return loaded;
+}
 
 Result<std::shared_ptr<env::CostModel>> make_cost_model(const ProxySpec& spec, uint64_t seed) {
+  register_all_agents();
+  if (spec.model != "mlp") {
+    env::CostModelContext context;
+    context.seed = seed;
+    context.make_model = [spec, seed](const std::string& name) -> Result<std::shared_ptr<env::CostModel>> {
+      if (name == spec.model) return make_error("cost model '" + name + "' cannot wrap itself");
+      ProxySpec inner = spec;
+      inner.model = name;
+      inner.params.clear();
+      return make_cost_model(inner, seed);
+    };
+    auto made = env::make_cost_model(spec.model, spec.params, context);
+    if (!made) return make_error("proxy.model: " + made.error().message);
+    return made;
+  }
   env::ProxyOptions options;
   options.hidden = spec.hidden;
   options.epochs = static_cast<int>(spec.epochs);

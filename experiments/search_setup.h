@@ -1,9 +1,12 @@
 // The search a config asks for: its agent from the registry and, for agents that rank with
-// one, the learned reward proxy they share (one per run, across tasks, as Ansor shares its
-// cost model; its samples are grouped by task).
+// one, the cost model they share (one per run, across tasks, as Ansor shares its cost model;
+// its samples are grouped by task): `proxy.model` from the cost-model registry, the learned
+// reward proxy `mlp` by default. Plug-ins are loaded here too.
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "agents/search_agent.h"
 #include "env/cost_model.h"
@@ -11,11 +14,18 @@
 
 namespace tessera::experiments {
 
-// Puts the learned agents (agents/rl/) in the registry beside the built-in ones; idempotent.
-// Configs are read and agents made only after this.
+// Puts the learned agents (agents/rl/) in the agent registry beside the built-in ones, and the
+// learned proxy (`mlp`) in the cost-model registry; idempotent. Configs are read, plug-ins
+// loaded and agents made only after this.
 void register_all_agents();
 
-// The RewardProxy a ProxySpec describes, starting from its pretrained weights if it names any.
+// Loads plug-in libraries (agents/plugin_loader.h) after the built-in entries are registered;
+// the first refusal is the error (one line naming its path).
+Result<std::vector<std::string>> load_plugins(const std::vector<std::string>& paths);
+
+// The cost model a ProxySpec describes. For `mlp`, the RewardProxy of its settings, starting
+// from its pretrained weights if it names any; for another model, its registry entry, whose
+// context builds any model it wraps (e.g. `mlp`) from the same spec.
 Result<std::shared_ptr<env::CostModel>> make_cost_model(const ProxySpec& spec, uint64_t seed);
 
 // True when the config's agent ranks candidates with a cost model.

@@ -18,6 +18,7 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread                            # learned proxy and PPO agents (LibTorch)
   libonnx-dev libprotobuf-dev protobuf-compiler                # ONNX import (graph/onnx)
   libgtest-dev libgmock-dev                                    # tests
+  pybind11-dev python3-dev python3-numpy                       # the `tessera` Python module (python/)
   libopenblas-dev                                             # bench/ baseline (cblas_sgemm)
   libdnnl-dev                                                  # bench/ baseline (oneDNN conv2d)
 )

@@ -87,7 +87,7 @@ struct HarlRound {
 class HarlSearch : public SearchAgent {
  public:
   HarlSearch(std::shared_ptr<env::CostModel> model, uint64_t seed, HarlOptions options = {});
-  std::string name() const override { return "harl"; }
+  std::string name() const override { return options_.adaptive ? "harl" : "harl_fixed"; }  // as registered
   std::vector<env::Candidate> propose(const env::TuningTask& task, int count) override;
   void observe(const env::TuningTask& task, const std::vector<env::Measurement>& measured) override;
 
