@@ -224,7 +224,8 @@ Result<BuiltGroup> build_group(const Graph& g, const Group& group, const std::ve
           std::string ph = constant ? "w" + std::to_string(weight_inputs++)
                                     : "in" + std::to_string(data_inputs++);
           names.reserve(ph);
-          schedule::Tensor t = schedule::placeholder(ph, info->shape);
+          schedule::Tensor t = constant ? schedule::constant_input(ph, info->shape)
+                                         : schedule::placeholder(ph, info->shape);
           operands[name] = Operand{t, {}};
           inputs.push_back(t);
           built.constant.push_back(constant);

@@ -66,15 +66,26 @@ int choice_index(const Knob& knob, int64_t want) {
   return best;
 }
 
-// The order in which a tiled stage's axes other than the innermost get register rows: first
+// The order in which a tiled stage's axes other than the vector one get register rows: first
 // those the vector operand does not depend on (each row then reuses one vector load with a
 // broadcast: a conv's output channels, a matmul's rows), innermost first, then the rest.
-std::vector<size_t> row_order(const schedule::ComputeDAG& dag, const std::string& knob_name, size_t axes) {
+// `run` names the stage's tile knobs ("conv.w"), in loop order, the vector axis's last; the
+// result lists positions in `run`.
+std::vector<size_t> row_order(const schedule::ComputeDAG& dag, const std::vector<std::string>& run) {
+  const size_t axes = run.size();
   std::vector<bool> friendly(axes, false);
-  const int index = dag.stage_index(knob_name.substr(0, knob_name.rfind('.')));
+  const std::string stage = run.back().substr(0, run.back().rfind('.'));
+  const int index = dag.stage_index(stage);
   if (index >= 0 && dag.stages()[static_cast<size_t>(index)]->axes.size() == axes && axes > 0) {
     const schedule::TensorNode& op = *dag.stages()[static_cast<size_t>(index)];
-    const schedule::ExprNode* vector_var = op.axes.back().var.get();
+    auto axis_var = [&](const std::string& knob) -> const schedule::ExprNode* {
+      const std::string name = knob.substr(knob.rfind('.') + 1);
+      for (const schedule::Axis& a : op.axes) {
+        if (a.name == name) return a.var.get();
+      }
+      return nullptr;
+    };
+    const schedule::ExprNode* vector_var = axis_var(run.back());
     std::vector<schedule::Expr> vector_loads;
     std::function<void(const schedule::Expr&)> visit = [&](const schedule::Expr& e) {
       if (e->kind == schedule::ExprKind::kLoad &&
@@ -84,11 +95,12 @@ std::vector<size_t> row_order(const schedule::ComputeDAG& dag, const std::string
       }
       for (const schedule::Expr& op : e->operands) visit(op);
     };
-    visit(op.body);
+    if (vector_var) visit(op.body);
     for (size_t a = 0; a + 1 < axes; ++a) {
-      friendly[a] = !vector_loads.empty() &&
+      const schedule::ExprNode* v = axis_var(run[a]);
+      friendly[a] = v && !vector_loads.empty() &&
                     std::none_of(vector_loads.begin(), vector_loads.end(), [&](const schedule::Expr& l) {
-                      return schedule::uses_var(l, op.axes[a].var.get());
+                      return schedule::uses_var(l, v);
                     });
     }
   }
@@ -124,7 +136,9 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
         level0.assign(end - i, 1);
         int64_t budget = kRegisterRows;
         std::vector<size_t> order = {end - 1 - i};
-        for (size_t a : row_order(dag, knobs[i].name, end - i)) order.push_back(a);
+        std::vector<std::string> run;
+        for (size_t k = i; k < end; ++k) run.push_back(knobs[k].name);
+        for (size_t a : row_order(dag, run)) order.push_back(a);
         for (size_t a : order) {
           const int64_t extent = product(knobs[i + a].domain[0]);
           const int64_t inner = a + 1 == end - i ? divisor_up_to(extent, kVectorLanes)
@@ -178,7 +192,13 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
 
 std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag) {
   std::vector<ScheduleChoice> choices;
-  for (const schedule::Sketch& sketch : schedule::generate_sketches(dag)) {
+  // Sketches that pack a constant first: their micro-kernel reads every operand contiguously
+  // or as a broadcast whatever the strides (sketch_packed.cc).
+  std::vector<schedule::Sketch> sketches = schedule::generate_sketches(dag);
+  std::stable_partition(sketches.begin(), sketches.end(), [](const schedule::Sketch& s) {
+    return s.id.find(":packed") != std::string::npos;
+  });
+  for (const schedule::Sketch& sketch : sketches) {
     const schedule::KnobValues values = rule_values(dag, sketch.knobs);
     if (!schedule::apply_candidate(dag, sketch, values)) continue;
     choices.push_back({sketch.id, sketch.knobs.to_json(values), sketch.steps(values)});

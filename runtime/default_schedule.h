@@ -1,10 +1,11 @@
 // The schedule a task gets before any tuning: one candidate of the task's own sketches, with
 // its knobs set by a fixed rule instead of a search.
 //
-// The rule (default_schedule.cc) gives a tiled reduction (conv, dense, matmul) a register
-// block: the innermost spatial axis vectorized by 16 (or its largest divisor up to 16), up to
-// 8 rows along the axes the vector operand does not depend on (a conv's output channels, a
-// matmul's rows: one vector load, many broadcasts), the reduction's innermost axes unrolled
+// The rule (default_schedule.cc) prefers a sketch that packs a constant at load (conv and
+// dense: the packed tiling of schedule/sketch_packed.cc) and gives a tiled reduction a register
+// block: its vector axis (the innermost; a packed conv's output channels) vectorized by 16 (or
+// its largest divisor up to 16), up to 8 rows along the axes the vector operand does not depend
+// on (a packed conv's output pixels, a matmul's rows: one vector load, many broadcasts), the reduction's innermost axes unrolled
 // around the block, and the outer tile loops parallel; other stages are vectorized by 16 and parallel outside. It is
 // deterministic, so a network without records compiles to the same kernels every time.
 #pragma once

@@ -17,6 +17,9 @@ namespace tessera::runtime {
 struct Kernel::Impl {
   std::unique_ptr<JitModule> jit;
   std::vector<schedule::KernelArgument> arguments;
+  std::vector<schedule::KernelArgument> packed;
+  std::vector<std::unique_ptr<AlignedBuffer>> packed_buffers;
+  std::vector<void*> packed_pointers;
   double compile_ms = 0;
   std::string llvm_ir;
 };
@@ -27,6 +30,8 @@ Kernel& Kernel::operator=(Kernel&&) noexcept = default;
 Kernel::~Kernel() = default;
 
 const std::vector<schedule::KernelArgument>& Kernel::arguments() const { return impl_->arguments; }
+const std::vector<schedule::KernelArgument>& Kernel::packed() const { return impl_->packed; }
+
 double Kernel::compile_ms() const { return impl_->compile_ms; }
 const std::string& Kernel::llvm_ir() const { return impl_->llvm_ir; }
 
@@ -42,7 +47,8 @@ Result<void> Kernel::run(const std::vector<float*>& buffers) const {
     }
   }
   std::vector<void*> raw(buffers.begin(), buffers.end());
-  entry_(raw.data());
+  prepare_unchecked(raw.data());
+  entry_(raw.data(), packed_);
   return {};
 }
 
@@ -68,6 +74,7 @@ Result<ObjectCode> compile_object(const schedule::LoweredFunc& func, const Compi
   ObjectCode object;
   object.entry = func.name;
   object.arguments = func.arguments;
+  object.packed = func.packed;
   if (options.keep_llvm_ir) {
     llvm::raw_string_ostream ir(object.llvm_ir);
     (*module)->print(ir, nullptr);
@@ -85,13 +92,27 @@ Result<Kernel> load_kernel(const ObjectCode& object) {
   if (!jit) return jit.error();
   auto address = (*jit)->lookup(object.entry);
   if (!address) return address.error();
+  Kernel::EntryPoint pack = nullptr;
+  if (!object.packed.empty()) {
+    auto pack_address = (*jit)->lookup(object.entry + "_pack");
+    if (!pack_address) return pack_address.error();
+    pack = reinterpret_cast<Kernel::EntryPoint>(*pack_address);
+  }
   auto impl = std::make_unique<Kernel::Impl>();
   impl->jit = std::move(*jit);
   impl->arguments = object.arguments;
+  impl->packed = object.packed;
+  for (const schedule::KernelArgument& a : object.packed) {
+    impl->packed_buffers.push_back(std::make_unique<AlignedBuffer>(static_cast<size_t>(a.size)));
+    impl->packed_pointers.push_back(impl->packed_buffers.back()->data());
+  }
   impl->compile_ms = object.compile_ms + since_ms(start);
   impl->llvm_ir = object.llvm_ir;
+  void** packed_pointers = impl->packed_pointers.data();
   Kernel kernel(std::move(impl));
   kernel.entry_ = reinterpret_cast<Kernel::EntryPoint>(*address);
+  kernel.pack_ = pack;
+  kernel.packed_ = packed_pointers;
   return kernel;
 }
 

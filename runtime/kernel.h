@@ -2,7 +2,9 @@
 //
 // Kernel hides LLVM: callers pass one pointer per argument (inputs then outputs, in the order
 // of LoweredFunc::arguments), each 64-byte aligned and large enough; `run` checks this and
-// returns an Error instead of calling the kernel with bad buffers.
+// returns an Error instead of calling the kernel with bad buffers. A kernel whose schedule packs
+// constant inputs ahead of time (LoweredFunc::packed) owns those buffers: `prepare` fills them
+// from the constant inputs once, and every later call reads them.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +39,7 @@ struct CompileOptions {
 struct ObjectCode {
   std::string entry;                                 // the kernel's symbol
   std::vector<schedule::KernelArgument> arguments;   // inputs then outputs
+  std::vector<schedule::KernelArgument> packed;      // buffers packed at load ("<entry>_pack")
   std::string bytes;                                 // an ELF relocatable object
   double compile_ms = 0;
   std::string llvm_ir;                               // empty unless keep_llvm_ir
@@ -49,7 +52,7 @@ Result<ObjectCode> compile_object(const schedule::LoweredFunc& func,
 
 class Kernel {
  public:
-  using EntryPoint = void (*)(void** args);
+  using EntryPoint = void (*)(void** args, void** packed);
   struct Impl;
 
   Kernel(std::unique_ptr<Impl> impl);
@@ -57,11 +60,22 @@ class Kernel {
   Kernel& operator=(Kernel&&) noexcept;
   ~Kernel();
 
+  // Checks the buffers, packs the constant inputs (if the schedule packs any) and runs.
   Result<void> run(const std::vector<float*>& buffers) const;
-  // Calls the kernel with no checks (for timing loops, after one checked `run`).
-  void run_unchecked(void** args) const { entry_(args); }
+  // Computes the packed buffers from the constant inputs among `args` (inputs then outputs);
+  // nothing when the kernel packs nothing. Once after load, and again if the constants change.
+  void prepare_unchecked(void** args) const { prepare_unchecked(args, packed_); }
+  // Calls the kernel with no checks (for timing loops, after one checked `run` or `prepare`).
+  void run_unchecked(void** args) const { entry_(args, packed_); }
+  // The same with packed buffers of the caller's (`packed()` gives their sizes): one set per
+  // set of constants, e.g. per layer when layers of one shape share a kernel.
+  void prepare_unchecked(void** args, void** packed) const {
+    if (pack_) pack_(args, packed);
+  }
+  void run_unchecked(void** args, void** packed) const { entry_(args, packed); }
 
   const std::vector<schedule::KernelArgument>& arguments() const;
+  const std::vector<schedule::KernelArgument>& packed() const;
   double compile_ms() const;
   const std::string& llvm_ir() const;  // empty unless CompileOptions::keep_llvm_ir
 
@@ -69,6 +83,8 @@ class Kernel {
   friend Result<Kernel> load_kernel(const ObjectCode&);
   std::unique_ptr<Impl> impl_;
   EntryPoint entry_ = nullptr;
+  EntryPoint pack_ = nullptr;
+  void** packed_ = nullptr;  // the packed buffers' addresses (owned by impl_)
 };
 
 // Links object code into this process (ORC JIT) and finds its entry point.

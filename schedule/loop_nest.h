@@ -62,10 +62,15 @@ struct KernelArgument {
   bool is_output;
 };
 
+// A kernel may keep buffers of its own from load to unload: stages packed at load (PackStep,
+// e.g. weights in a blocked layout). `pack_body` computes them from the constant inputs once,
+// before the first call; `body` reads them like any buffer.
 struct LoweredFunc {
   std::string name;
   std::vector<KernelArgument> arguments;
   Stmt body;
+  std::vector<KernelArgument> packed;  // empty unless some stage is packed
+  Stmt pack_body;                      // null unless `packed` is non-empty
 };
 
 // Readable text of a loop nest:

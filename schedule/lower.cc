@@ -23,45 +23,64 @@ class Lowerer {
       func.arguments.push_back(KernelArgument{t->name, t.num_elements(), t->dtype,
                                               state_.dag().is_output(t->name)});
     }
-    std::vector<Stmt> nests;
+    std::vector<Stmt> nests, pack_nests;
     for (size_t i = 0; i < state_.stages().size(); ++i) {
       const StageState& s = state_.stage(static_cast<int>(i));
       if (s.op->is_placeholder || s.location != ComputeLocation::kRoot) continue;
-      nests.push_back(lower_stage(static_cast<int>(i), {}));
+      (s.packed ? pack_nests : nests).push_back(lower_stage(static_cast<int>(i), {}));
+      // Packed stages live in buffers the kernel keeps from load to unload.
+      if (s.packed) {
+        func.packed.push_back(KernelArgument{s.op->name, storage_elements(s), s.op->dtype, false});
+      }
     }
     Stmt body = make_seq(std::move(nests));
     // Intermediate stages at root live for the whole kernel.
     const auto& stages = state_.stages();
     for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
-      if (it->op->is_placeholder || it->location != ComputeLocation::kRoot ||
+      if (it->op->is_placeholder || it->location != ComputeLocation::kRoot || it->packed ||
           state_.dag().is_output(it->op->name)) {
         continue;
       }
-      body = make_allocate(it->op->name, it->op.num_elements(), it->op->dtype,
+      body = make_allocate(it->op->name, storage_elements(*it), it->op->dtype,
                            StorageScope::kGlobal, body);
     }
     // A guard-free main body for vector loops whose split does not divide (partition.h).
     func.body = partition_vector_guards(body, ranges_);
+    if (!pack_nests.empty()) func.pack_body = partition_vector_guards(make_seq(std::move(pack_nests)), ranges_);
     if (!error_.empty()) return make_error(error_);
     return func;
   }
 
  private:
-  Stmt allocate(const StageState& s, Stmt body) const {
+  // The buffer's dimensions in storage order: its shape (its region, if attached) under its
+  // layout.
+  static std::vector<int64_t> storage_extents(const StageState& s) {
+    if (s.op->is_placeholder) return s.op->shape;
+    return layout_extents(s.layout, s.buffer_shape);
+  }
+  static int64_t storage_elements(const StageState& s) {
     int64_t size = 1;
-    for (int64_t d : s.buffer_shape) size *= d;
-    return make_allocate(s.op->name, size, s.op->dtype, s.scope, std::move(body));
+    for (int64_t d : storage_extents(s)) size *= d;
+    return size;
   }
 
-  // Row-major index of `indices` into the buffer of stage `name` (its region, if attached).
+  Stmt allocate(const StageState& s, Stmt body) const {
+    return make_allocate(s.op->name, storage_elements(s), s.op->dtype, s.scope, std::move(body));
+  }
+
+  // Index of element `indices` of stage `name` in its buffer: relative to its region if
+  // attached, through its layout, row-major over the storage dimensions.
   Expr flatten(const std::string& name, const std::vector<Expr>& indices) const {
     const StageState& s = state_.stage(state_.stage_index(name));
-    const std::vector<int64_t>& shape = s.op->is_placeholder ? s.op->shape : s.buffer_shape;
+    std::vector<Expr> local = indices;
+    if (!s.op->is_placeholder) {
+      for (size_t d = 0; d < local.size(); ++d) local[d] = local[d] - s.buffer_offset[d];
+      local = layout_indices(s.layout, local);
+    }
+    const std::vector<int64_t> shape = storage_extents(s);
     Expr flat;
-    for (size_t d = 0; d < indices.size(); ++d) {
-      Expr local = indices[d];
-      if (!s.op->is_placeholder) local = local - s.buffer_offset[d];
-      flat = d == 0 ? local : flat * Expr(shape[d]) + local;
+    for (size_t d = 0; d < local.size(); ++d) {
+      flat = d == 0 ? local[d] : flat * Expr(shape[d]) + local[d];
     }
     return flat.defined() ? flat : Expr(int64_t{0});
   }

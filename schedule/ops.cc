@@ -188,8 +188,8 @@ Result<ComputeDAG> dense_bias(int64_t m, int64_t n, int64_t k) {
   if (!v.ok()) return v.error();
 
   Tensor x = placeholder("X", {m, k});
-  Tensor w = placeholder("W", {n, k});
-  Tensor bias = placeholder("bias", {n});
+  Tensor w = constant_input("W", {n, k});
+  Tensor bias = constant_input("bias", {n});
   Tensor dense = reduce("dense", {m, n}, {k}, ReduceKind::kSum, {x, w},
                         [&](const Exprs& ax, const Exprs& r) {
                           return x(ax[0], r[0]) * w(ax[1], r[0]);
@@ -308,7 +308,7 @@ Result<ComputeDAG> conv2d(const Conv2dParams& p) {
   int64_t out_h = 0, out_w = 0;
   if (auto valid = validate_conv2d(p, &out_h, &out_w); !valid) return valid.error();
   Tensor x = placeholder("X", conv2d_input_shape(p));
-  Tensor weight = placeholder("W", conv2d_weight_shape(p));
+  Tensor weight = constant_input("W", conv2d_weight_shape(p));
   auto conv = conv2d_compute(x, weight, p);
   if (!conv) return conv.error();
 
@@ -510,8 +510,8 @@ Result<ComputeDAG> layer_norm(std::vector<int64_t> shape, double eps) {
   const std::vector<int64_t> rows = row_shape(shape);
   const Expr inv_n(1.0 / static_cast<double>(n));
   Tensor x = placeholder("X", shape);
-  Tensor gamma = placeholder("gamma", {n});
-  Tensor beta = placeholder("beta", {n});
+  Tensor gamma = constant_input("gamma", {n});
+  Tensor beta = constant_input("beta", {n});
   // mean = sum(x) / n and var = sum((x - mean)^2) / n, each one reduction with the 1/n inside.
   Tensor mean = reduce("mean", rows, {n}, ReduceKind::kSum, {x},
                        [&](const Exprs& ax, const Exprs& r) {

@@ -25,7 +25,7 @@ Result<ComputeDAG> conv2d_bias_relu(const Conv2dParams& p) {
   auto base = conv2d(p);
   if (!base) return base.error();
   Tensor conv = base->outputs().front();
-  Tensor bias = placeholder("bias", {p.out_channels});
+  Tensor bias = constant_input("bias", {p.out_channels});
   const size_t channel = p.layout == Layout::kNCHW ? 1 : 3;
   Tensor y = compute("Y", conv->shape, {conv, bias}, [&](const std::vector<Expr>& ax) {
     return max(conv(ax) + bias(ax[channel]), float_imm(0.0));

@@ -5,32 +5,10 @@
 #include <memory>
 
 #include "schedule/sketch_rows.h"
+#include "schedule/sketch_rule.h"
 
 namespace tessera::schedule {
-namespace {
-
-using Emitter = std::function<void(const KnobSpace&, const KnobValues&, std::vector<Step>&)>;
-
-// Collects knobs and step emitters of the per-stage rules that make one sketch.
-struct SketchBuilder {
-  std::vector<Knob> knobs;
-  std::vector<Emitter> emitters;
-  std::vector<std::string> tags, descriptions;
-
-  size_t add(Knob k) {
-    knobs.push_back(std::move(k));
-    return knobs.size() - 1;
-  }
-};
-
-// One way to schedule one stage.
-struct StageRule {
-  std::string tag;
-  std::string description;
-  std::function<void(SketchBuilder&)> apply;
-};
-
-bool is_elementwise(const TensorNode& t) { return !t.is_placeholder && t.reduce == ReduceKind::kNone; }
+namespace detail {
 
 // A reduction reuses data when some input is not indexed by every spatial axis.
 bool has_data_reuse(const TensorNode& t) {
@@ -50,6 +28,21 @@ bool has_data_reuse(const TensorNode& t) {
   return reuse;
 }
 
+// Fused loop name of `loops` (what FuseStep names it), or the loop itself.
+std::string fused_name(const std::vector<std::string>& loops) {
+  std::string name;
+  for (const auto& l : loops) name += (name.empty() ? "" : "@") + l;
+  return name;
+}
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
+
+bool is_elementwise(const TensorNode& t) { return !t.is_placeholder && t.reduce == ReduceKind::kNone; }
+
 std::vector<std::string> names_of(const std::vector<Axis>& axes) {
   std::vector<std::string> n;
   for (const Axis& a : axes) n.push_back(a.name);
@@ -62,13 +55,6 @@ int64_t product(const std::vector<int64_t>& v) {
   return p;
 }
 
-// Fused loop name of `loops` (what FuseStep names it), or the loop itself.
-std::string fused_name(const std::vector<std::string>& loops) {
-  std::string name;
-  for (const auto& l : loops) name += (name.empty() ? "" : "@") + l;
-  return name;
-}
-
 // Parallelizes the first `count` of `loops` (fusing them when more than one).
 void emit_parallel(std::vector<Step>& steps, const std::string& stage,
                    const std::vector<std::string>& loops, int64_t count) {
@@ -78,8 +64,6 @@ void emit_parallel(std::vector<Step>& steps, const std::string& stage,
   if (outer.size() > 1) steps.push_back(FuseStep{stage, outer});
   steps.push_back(AnnotateStep{stage, fused_name(outer), "parallel"});
 }
-
-const std::vector<int64_t> kUnrollSteps = {0, 16, 64, 512};
 
 // Multi-level tiling SSRSRS. With `consumer`, the consumer is tiled (S S | S S) and `stage`
 // computed at its tile (R S R S inside); with `cache`, a cache_write stage plays that role.
@@ -276,6 +260,7 @@ std::vector<Sketch> generate_sketches(const ComputeDAG& dag) {
         options.push_back(tile_rule(t, "", true));
       }
       options.push_back(tile_rule(t, "", false));
+      for (StageRule& packed : packed_tile_rules(t, state, consumer)) options.push_back(std::move(packed));
     } else if (t.reduce != ReduceKind::kNone && product(t.shape) <= 64 &&
                t.reduce_axes[0].extent >= 16) {
       options.push_back(rfactor_rule(t));

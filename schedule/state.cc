@@ -109,6 +109,8 @@ std::string State::describe() const {
       os << ")";
     }
     if (s.auto_unroll_max_step) os << " auto_unroll<=" << s.auto_unroll_max_step;
+    if (!s.layout.empty()) os << " layout " << to_string(s.layout);
+    if (s.packed) os << " packed at load";
     os << "\n";
   }
   return os.str();

@@ -18,6 +18,7 @@
 
 #include "schedule/compute_dag.h"
 #include "schedule/expr.h"
+#include "schedule/layout.h"
 #include "schedule/loop_nest.h"
 #include "schedule/steps.h"
 
@@ -55,6 +56,10 @@ struct StageState {
   // Storage of the buffer at an attach point: local (private to the attach point: registers or
   // stack, the heap when large) unless cache_write asked for global. Root buffers are global.
   StorageScope scope = StorageScope::kLocal;
+  // How the buffer orders its dimensions (LayoutStep); empty: row-major over buffer_shape.
+  StorageLayout layout;
+  // Computed once when the kernel is loaded, from constant inputs only (PackStep).
+  bool packed = false;
 };
 
 // The state of a stage before any step: at root, one loop per axis, spatial then reduce.

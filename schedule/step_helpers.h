@@ -1,5 +1,6 @@
 // Internal to schedule/: lookups and edits shared by the step implementations (steps.cc for
-// single-stage steps, steps_multistage.cc for steps that relate or add stages).
+// single-stage steps, steps_multistage.cc for steps that relate or add stages, steps_layout.cc
+// for layout and pack).
 #pragma once
 
 #include <string>
@@ -29,5 +30,10 @@ Result<void> apply_compute_root(const ComputeRootStep& step, State& state);
 Result<void> apply_cache_write(const CacheWriteStep& step, State& state);
 Result<void> apply_cache_read(const CacheReadStep& step, State& state);
 Result<void> apply_rfactor(const RFactorStep& step, State& state);
+Result<void> apply_layout(const LayoutStep& step, State& state);
+Result<void> apply_pack(const PackStep& step, State& state);
+// Error if a packed stage now reads something other than constants (after a step redirected or
+// un-inlined what it reads); `step` describes the step for the message.
+Result<void> check_packed_reads(const State& state, const std::string& step);
 
 }  // namespace tessera::schedule::detail

@@ -34,8 +34,12 @@ json step_to_json(const Step& step) {
         } else if constexpr (std::is_same_v<T, CacheReadStep>) {
           return {{"step", "cache_read"}, {"stage", s.stage}, {"consumer", s.consumer},
                   {"scope", s.scope}};
-        } else {
+        } else if constexpr (std::is_same_v<T, RFactorStep>) {
           return {{"step", "rfactor"}, {"stage", s.stage}, {"loop", s.loop}};
+        } else if constexpr (std::is_same_v<T, LayoutStep>) {
+          return {{"step", "layout"}, {"stage", s.stage}, {"dims", s.dims}};
+        } else {
+          return {{"step", "pack"}, {"stage", s.stage}};
         }
       },
       step);
@@ -184,9 +188,18 @@ Result<Step> step_from_json(const json& j) {
     TESSERA_TRY(loop, f.string("loop"));
     return finish(f, RFactorStep{stage, loop});
   }
+  if (kind == "layout") {
+    TESSERA_TRY(stage, f.string("stage"));
+    TESSERA_TRY(dims, f.strings("dims"));
+    return finish(f, LayoutStep{stage, dims});
+  }
+  if (kind == "pack") {
+    TESSERA_TRY(stage, f.string("stage"));
+    return finish(f, PackStep{stage});
+  }
   return make_error("unknown step kind '" + kind +
                     "' (expected split, reorder, fuse, annotate, compute_inline, auto_unroll, "
-                    "compute_at, compute_root, cache_write, cache_read, rfactor)");
+                    "compute_at, compute_root, cache_write, cache_read, rfactor, layout, pack)");
 }
 
 #undef TESSERA_TRY

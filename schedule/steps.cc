@@ -272,6 +272,7 @@ Result<void> apply(const ComputeInlineStep& step, State& state) {
   if (s.op->reduce != ReduceKind::kNone) {
     return make_error("cannot inline stage '" + step.stage + "': it is a reduction");
   }
+  if (s.packed) return make_error("cannot inline stage '" + step.stage + "': it is packed at load");
   if (auto r = require_no_attachments(state, *stage, "inline"); !r) return r;
   if (s.location == ComputeLocation::kAttached) {
     return make_error("cannot inline stage '" + step.stage + "': it is computed at " +
@@ -306,11 +307,16 @@ Result<void> apply(const ComputeRootStep& step, State& state) { return apply_com
 Result<void> apply(const CacheWriteStep& step, State& state) { return apply_cache_write(step, state); }
 Result<void> apply(const CacheReadStep& step, State& state) { return apply_cache_read(step, state); }
 Result<void> apply(const RFactorStep& step, State& state) { return apply_rfactor(step, state); }
+Result<void> apply(const LayoutStep& step, State& state) { return apply_layout(step, state); }
+Result<void> apply(const PackStep& step, State& state) { return apply_pack(step, state); }
 
 }  // namespace
 
 Result<void> apply_step(const Step& step, State& state) {
-  return std::visit([&state](const auto& s) { return apply(s, state); }, step);
+  auto r = std::visit([&state](const auto& s) { return apply(s, state); }, step);
+  if (!r) return r;
+  // No step may leave a stage packed at load reading what changes from call to call.
+  return check_packed_reads(state, describe_step(step));
 }
 
 std::string describe_step(const Step& step) {
@@ -340,8 +346,12 @@ std::string describe_step(const Step& step) {
           os << "cache_write " << s.stage << " (" << s.scope << ")";
         } else if constexpr (std::is_same_v<T, CacheReadStep>) {
           os << "cache_read " << s.stage << " for " << s.consumer << " (" << s.scope << ")";
-        } else {
+        } else if constexpr (std::is_same_v<T, RFactorStep>) {
           os << "rfactor " << s.stage << " at " << s.loop;
+        } else if constexpr (std::is_same_v<T, LayoutStep>) {
+          os << "layout " << s.stage << " as [" << join(s.dims) << "]";
+        } else {
+          os << "pack " << s.stage << " at load";
         }
       },
       step);

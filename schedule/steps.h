@@ -84,9 +84,27 @@ struct RFactorStep {
   std::string stage, loop;
 };
 
+// Stores the buffer of `stage` in another layout (it computes the same values). Each entry of
+// `dims` is one dimension of the new layout, outermost first: "d" is dimension d of the stage
+// (of its region when attached), "d/b" and "d%b" split dimension d into blocks of b (the block
+// index and the position in the block; both must appear, with the same b). Every dimension is
+// used once, e.g. ["0/16", "1", "2", "3", "0%16"] stores weights [K,C,R,S] as [K/16][C][R][S][16]
+// (OIHW16o) and ["0", "1/16", "2", "3", "1%16"] activations as NCHW16c. A block that does not
+// divide its extent pads the buffer. Inputs and outputs of the DAG keep their layout.
+struct LayoutStep {
+  std::string stage;
+  std::vector<std::string> dims;
+};
+// Computes `stage` once, when the kernel is loaded, instead of in every call: it must be at root
+// and read only constant inputs (weights, biases; TensorNode::is_constant), through stages that
+// are inlined. With cache_read and layout, a weight packed ahead of time (Ansor's layout rewrite).
+struct PackStep {
+  std::string stage;
+};
+
 using Step = std::variant<SplitStep, ReorderStep, FuseStep, AnnotateStep, ComputeInlineStep,
                           AutoUnrollStep, ComputeAtStep, ComputeRootStep, CacheWriteStep,
-                          CacheReadStep, RFactorStep>;
+                          CacheReadStep, RFactorStep, LayoutStep, PackStep>;
 
 // Checks `step` against `state` and applies it (State::apply is the public entry point).
 Result<void> apply_step(const Step& step, State& state);

@@ -91,6 +91,7 @@ Result<void> apply_compute_at(const ComputeAtStep& step, State& state) {
   if (p.location == ComputeLocation::kAttached) {
     return make_error(what + ": it is already computed at " + p.attach_stage + "." + p.attach_loop);
   }
+  if (p.packed) return make_error(what + ": it is packed at load, once, at root");
   if (auto r = require_untransformed(p, what); !r) return r;
   if (auto r = require_no_attachments(state, *producer, "compute_at"); !r) return r;
   auto target = find_stage(state, step.target);
@@ -105,6 +106,7 @@ Result<void> apply_compute_at(const ComputeAtStep& step, State& state) {
 
   StageState next = initial_stage_state(p.op);
   next.scope = p.scope;
+  next.layout = p.layout;
   next.auto_unroll_max_step = p.auto_unroll_max_step;
   next.location = ComputeLocation::kAttached;
   next.attach_stage = step.target;
@@ -135,6 +137,7 @@ Result<void> apply_compute_root(const ComputeRootStep& step, State& state) {
   if (auto r = require_no_attachments(state, index, "compute_root"); !r) return r;
   StageState next = initial_stage_state(s.op);
   next.scope = s.scope;
+  next.layout = s.layout;
   state.mutable_stage(index) = std::move(next);
   return check_reads_stay_inside(state, index, "compute_root");
 }

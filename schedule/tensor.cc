@@ -59,6 +59,15 @@ Tensor placeholder(std::string name, std::vector<int64_t> shape, DType dtype) {
   return Tensor(std::move(node));
 }
 
+Tensor constant_input(std::string name, std::vector<int64_t> shape, DType dtype) {
+  auto node = std::make_shared<TensorNode>();
+  node->name = std::move(name);
+  node->shape = std::move(shape);
+  node->dtype = dtype;
+  node->is_constant = true;
+  return Tensor(std::move(node));
+}
+
 Tensor compute(std::string name, std::vector<int64_t> shape, std::vector<Tensor> inputs,
                const IndexFn& fn) {
   auto node = std::make_shared<TensorNode>();

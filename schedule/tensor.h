@@ -30,6 +30,9 @@ struct TensorNode {
   std::vector<int64_t> shape;
   DType dtype = DType::kFloat32;
   bool is_placeholder = true;
+  // A placeholder whose values are fixed before the kernel runs (weights, biases): a schedule
+  // may pack it once, ahead of time (PackStep), instead of reading it in every call.
+  bool is_constant = false;
   std::vector<Axis> axes;         // spatial axes, one per output dimension
   std::vector<Axis> reduce_axes;  // empty unless reduce != kNone
   ReduceKind reduce = ReduceKind::kNone;
@@ -63,6 +66,8 @@ using ReduceFn =
     std::function<Expr(const std::vector<Expr>& axes, const std::vector<Expr>& reduce_axes)>;
 
 Tensor placeholder(std::string name, std::vector<int64_t> shape, DType dtype = DType::kFloat32);
+// A placeholder for a constant input (weights, biases): see TensorNode::is_constant.
+Tensor constant_input(std::string name, std::vector<int64_t> shape, DType dtype = DType::kFloat32);
 
 // out[axes] = fn(axes). `inputs` lists the tensors that fn reads.
 Tensor compute(std::string name, std::vector<int64_t> shape, std::vector<Tensor> inputs,

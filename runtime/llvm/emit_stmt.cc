@@ -31,18 +31,24 @@ void Emitter::apply_attributes(llvm::Function* f) {
 }
 
 Result<void> Emitter::emit_kernel(const schedule::LoweredFunc& func, Fault fault) {
+  // NAME(args, packed): `args` holds the arguments (inputs then outputs), `packed` the
+  // buffers the kernel keeps from load to unload (LoweredFunc::packed).
   auto* ptr = llvm::PointerType::getUnqual(ctx_);
-  auto* kernel = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {ptr}, false),
-                                        llvm::Function::ExternalLinkage, func.name, module_);
+  auto* type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr}, false);
+  auto* kernel = llvm::Function::Create(type, llvm::Function::ExternalLinkage, func.name, module_);
   apply_attributes(kernel);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", kernel));
   std::vector<llvm::Value*> pointers;
-  for (size_t i = 0; i < func.arguments.size(); ++i) {
-    llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(ptr, kernel->getArg(0), i);
-    llvm::Value* p = b_.CreateLoad(ptr, slot, func.arguments[i].name);
-    scope_.buffers.emplace_back(func.arguments[i].name, p);
-    pointers.push_back(p);
-  }
+  auto bind = [&](const std::vector<schedule::KernelArgument>& list, llvm::Value* array) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(ptr, array, i);
+      llvm::Value* p = b_.CreateLoad(ptr, slot, list[i].name);
+      scope_.buffers.emplace_back(list[i].name, p);
+      pointers.push_back(p);
+    }
+  };
+  bind(func.arguments, kernel->getArg(0));
+  bind(func.packed, kernel->getArg(1));
   llvm::IRBuilderBase::InsertPoint call_site = b_.saveIP();
   llvm::Function* body = emit_region(func.name + "_body", func.body, nullptr);
   b_.restoreIP(call_site);
@@ -50,6 +56,22 @@ Result<void> Emitter::emit_kernel(const schedule::LoweredFunc& func, Fault fault
   b_.CreateCall(body, pointers);
   plant_fault(fault, func, pointers, /*after_body=*/true);
   b_.CreateRetVoid();
+  if (func.pack_body) {
+    // NAME_pack(args, packed): computes the packed buffers from the constant inputs.
+    auto* pack = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                        func.name + "_pack", module_);
+    apply_attributes(pack);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", pack));
+    scope_.buffers.clear();
+    pointers.clear();
+    bind(func.arguments, pack->getArg(0));
+    bind(func.packed, pack->getArg(1));
+    call_site = b_.saveIP();
+    llvm::Function* pack_body = emit_region(func.name + "_pack_body", func.pack_body, nullptr);
+    b_.restoreIP(call_site);
+    b_.CreateCall(pack_body, pointers);
+    b_.CreateRetVoid();
+  }
   if (!error_.empty()) return make_error(error_);
   return {};
 }

@@ -44,7 +44,7 @@ Step propose(const State& s, std::mt19937_64& rng) {
   const StageState& st = s.stage(pick(stages, rng));
   const std::string name = st.op->name;
   const Loop& loop = pick(st.loops, rng);
-  switch (uniform(0, 13, rng)) {
+  switch (uniform(0, 15, rng)) {
     case 0:
     case 1:
     case 2: {
@@ -79,8 +79,27 @@ Step propose(const State& s, std::mt19937_64& rng) {
     case 12: {
       // A producer of this stage, read through a cache.
       if (st.op->inputs.empty()) return ComputeRootStep{name};
-      return CacheReadStep{pick(st.op->inputs, rng)->name, name, "local"};
+      return CacheReadStep{pick(st.op->inputs, rng)->name, name, uniform(0, 1, rng) ? "local" : "global"};
     }
+    case 13: {
+      // A random order of the stage's dimensions, one of them sometimes blocked (the block
+      // not always dividing: the buffer is then padded).
+      const size_t rank = st.op->axes.size();
+      if (rank == 0) return PackStep{name};
+      std::vector<std::string> dims;
+      const size_t blocked = static_cast<size_t>(uniform(0, static_cast<int64_t>(rank), rng));
+      const int64_t block = uniform(2, 8, rng);
+      for (size_t d = 0; d < rank; ++d) {
+        dims.push_back(std::to_string(d) + (d == blocked ? "/" + std::to_string(block) : ""));
+      }
+      std::shuffle(dims.begin(), dims.end(), rng);
+      if (blocked < rank) {
+        dims.insert(dims.begin() + uniform(0, static_cast<int64_t>(dims.size()), rng),
+                    std::to_string(blocked) + "%" + std::to_string(block));
+      }
+      return LayoutStep{name, dims};
+    }
+    case 14: return PackStep{name};
     default: {
       if (uniform(0, 1, rng)) return AutoUnrollStep{name, pick(std::vector<int64_t>{0, 16, 64}, rng)};
       return RFactorStep{name, loop.name};

@@ -8,6 +8,7 @@
 //   TESSERA_FUZZ_SCHEDULES=40000 TESSERA_FUZZ_SEED=7 build/tests/tessera_fuzz_tests
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -55,7 +56,7 @@ TEST_P(ScheduleFuzz, RandomSchedulesMatchTheReference) {
   const int64_t total = env_or("TESSERA_FUZZ_SCHEDULES", 2000);
   const uint64_t seed = static_cast<uint64_t>(env_or("TESSERA_FUZZ_SEED", 20261122));
   const std::vector<OpCase> ops = op_cases();
-  int failures = 0, refused = 0, checked = 0;
+  int failures = 0, refused = 0, checked = 0, layouts = 0, packs = 0;
   for (int64_t g = shard; g < total && failures < 3; g += kShards) {
     const OpCase& op = ops[static_cast<size_t>(g) % ops.size()];
     auto dag = op.make();
@@ -64,6 +65,10 @@ TEST_P(ScheduleFuzz, RandomSchedulesMatchTheReference) {
     const int wanted = 2 + static_cast<int>(g % 11);
     RandomSchedule schedule = random_schedule(*dag, rng, wanted);
     refused += schedule.refused;
+    for (const Step& step : schedule.steps) {
+      layouts += std::holds_alternative<LayoutStep>(step);
+      packs += std::holds_alternative<PackStep>(step);
+    }
     EXPECT_FALSE(schedule.refusal_changed_state) << "a refused step changed the state of " << op.label;
 
     State direct(*dag), replayed(*dag);
@@ -85,7 +90,11 @@ TEST_P(ScheduleFuzz, RandomSchedulesMatchTheReference) {
   }
   RecordProperty("schedules_checked", checked);
   RecordProperty("steps_refused", refused);
+  RecordProperty("layouts", layouts);
+  RecordProperty("packs", packs);
   EXPECT_GT(checked, 0);
+  EXPECT_GT(layouts, 0) << "no schedule of this shard stores a stage in another layout";
+  std::printf("shard %d: %d schedules, %d layouts, %d packed stages\n", shard, checked, layouts, packs);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shards, ScheduleFuzz, ::testing::Range(0, kShards));

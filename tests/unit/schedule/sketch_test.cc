@@ -27,9 +27,10 @@ TEST(Sketch, ConvolutionFusesItsEpilogueAndInlinesPadding) {
   p.pad_h = p.pad_w = 1;
   auto dag = conv2d_bias_relu(p);
   auto sketches = generate_sketches(*dag);
-  ASSERT_EQ(sketches.size(), 2u);
+  ASSERT_EQ(sketches.size(), 3u);
   EXPECT_EQ(sketches[0].id, "conv:tile_fuse(Y)");
   EXPECT_EQ(sketches[1].id, "Y:simple;conv:tile");
+  EXPECT_EQ(sketches[2].id, "conv:packed:tile_fuse(Y)");
   std::mt19937_64 rng(1);
   KnobValues v = sketches[0].knobs.sample(rng);
   auto steps = sketches[0].steps(v);
@@ -40,6 +41,37 @@ TEST(Sketch, ConvolutionFusesItsEpilogueAndInlinesPadding) {
   const StageState& conv = state->stage(state->stage_index("conv"));
   EXPECT_EQ(conv.location, ComputeLocation::kAttached);
   EXPECT_EQ(conv.attach_stage, "Y");
+}
+
+// The packed sketch reads the weights from a copy packed at load, blocked by the vector width
+// of the output channels; only ops with a constant input get one.
+TEST(Sketch, PackedSketchPacksTheWeightsInBlocksOfItsVector) {
+  Conv2dParams p{1, 4, 8, 8, 32, 3, 3};
+  auto dag = conv2d(p);
+  ASSERT_TRUE(dag.ok());
+  std::vector<std::string> all = ids(*dag);
+  ASSERT_EQ(all.back(), "conv:packed:tile_cache");
+  const std::vector<Sketch> sketches = generate_sketches(*dag);
+  const Sketch& packed = sketches.back();
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 20; ++i) {
+    KnobValues v = packed.knobs.sample(rng);
+    auto state = apply_candidate(*dag, packed, v);
+    ASSERT_TRUE(state.ok()) << state.error().message;
+    const StageState& w = state->stage(state->stage_index("W.local"));
+    EXPECT_TRUE(w.packed);
+    ASSERT_EQ(w.layout.size(), 5u) << to_string(w.layout);
+    const int64_t lanes = w.layout.back().block;
+    EXPECT_EQ(w.layout.front().block, lanes);
+    EXPECT_TRUE(w.layout.back().inner && w.layout.back().dim == 0) << to_string(w.layout);
+    // The vector of output channels is that block, innermost in the accumulator tile.
+    const StageState& acc = state->stage(state->stage_index("conv.local"));
+    EXPECT_EQ(acc.loops.back().annotation, Annotation::kVectorize);
+    EXPECT_EQ(acc.loops.back().extent, lanes);
+    EXPECT_EQ(acc.layout.back().dim, 1) << to_string(acc.layout);
+  }
+  EXPECT_EQ(ids(*matmul(64, 64, 64)), (std::vector<std::string>{"C:tile_cache", "C:tile"}))
+      << "matmul reads no constant: no packed sketch";
 }
 
 TEST(Sketch, SmallSpatialReductionsMayBeRFactored) {

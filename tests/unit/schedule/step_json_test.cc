@@ -25,6 +25,13 @@ std::vector<Step> one_of_each() {
       AnnotateStep{"C", "i", "parallel"},
       ComputeInlineStep{"expval"},
       AutoUnrollStep{"C", 64},
+      ComputeAtStep{"B.local", "C", "j.0"},
+      ComputeRootStep{"B.local"},
+      CacheWriteStep{"C", "local"},
+      CacheReadStep{"B", "C", "global"},
+      RFactorStep{"C", "r0.1"},
+      LayoutStep{"W.local", {"0/16", "1", "2", "3", "0%16"}},
+      PackStep{"W.local"},
   };
 }
 
@@ -68,6 +75,10 @@ TEST(StepJsonTest, DocumentedShapeOfEachKind) {
             json::parse(R"({"step":"compute_inline","stage":"pad"})"));
   EXPECT_EQ(step_to_json(AutoUnrollStep{"C", 16}),
             json::parse(R"({"step":"auto_unroll","stage":"C","max_step":16})"));
+  EXPECT_EQ(step_to_json(LayoutStep{"W.local", {"0/16", "1", "0%16"}}),
+            json::parse(R"({"step":"layout","stage":"W.local","dims":["0/16","1","0%16"]})"));
+  EXPECT_EQ(step_to_json(PackStep{"W.local"}),
+            json::parse(R"({"step":"pack","stage":"W.local"})"));
 }
 
 TEST(StepJsonTest, ParsedFieldsAreThoseOfTheJson) {
@@ -153,7 +164,7 @@ TEST(StepJsonTest, UnknownKindAndNonObjectsAreRefused) {
   expect_contains(parse_error(R"({"step":"tile","stage":"C"})"),
                   "unknown step kind 'tile' (expected split, reorder, fuse, annotate, "
                   "compute_inline, auto_unroll, compute_at, compute_root, cache_write, "
-                  "cache_read, rfactor)");
+                  "cache_read, rfactor, layout, pack)");
   expect_contains(parse_error(R"([1,2])"), "a step must be a JSON object, got [1,2]");
   expect_contains(parse_error(R"("split")"), "a step must be a JSON object");
   expect_contains(parse_error(R"({"stage":"C"})"), "a step needs a string field 'step'");

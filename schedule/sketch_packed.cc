@@ -1,0 +1,206 @@
+// The packed tiling rule: vendor-style micro-kernels for reductions that read a constant
+// (convolutions, dense layers) by choosing where values live, not only how loops run.
+//
+// A convolution vectorized along its output channels reads its weights W[k, c, r, s] with a
+// stride of C*R*S between lanes, and NCHW outputs put the same stride between accumulators.
+// This rule picks the spatial axis `v` that indexes the constant input (k for conv, n for dense),
+// tiles SSRSRS with `v` innermost, and:
+//   - packs the constant at load (cache_read + layout + pack) into a layout that splits `v` into
+//     blocks of the vector tile and puts the position in the block innermost (OIHW16o for conv,
+//     [N/16][K][16] for dense): every vector load of it is contiguous and none is timed;
+//   - stores the accumulator tile (cache_write, or the stage itself under a fused consumer) with
+//     `v` innermost, so the unrolled register tile is a row of whole vectors that O3 keeps in
+//     registers, while the copy out stays vectorized along the output's own last axis;
+//   - lets elementwise producers (the zero padding of a convolution) be computed at root
+//     instead of inlined, so the hot loop reads plain values without bounds checks.
+// The other input is then read as one broadcast per FMA row, whatever its stride, which is
+// why stride-2 and grouped convolutions get the same micro-kernel as stride-1 ones.
+#include <algorithm>
+#include <optional>
+
+#include "schedule/sketch_rule.h"
+
+namespace tessera::schedule::detail {
+namespace {
+
+// The constant input `op` reads with exactly one of its spatial axes, as a whole index, and
+// which axis and dimension that is.
+struct PackedRead {
+  std::string input;
+  size_t axis = 0;  // spatial axis of `op`
+  size_t dim = 0;   // dimension of the input it indexes
+  size_t rank = 0;  // the input's rank
+};
+
+std::optional<PackedRead> find_packed_read(const TensorNode& op, const State& state) {
+  std::optional<PackedRead> found;
+  std::function<void(const Expr&)> visit = [&](const Expr& e) {
+    if (found) return;
+    if (e->kind == ExprKind::kLoad) {
+      int p = state.stage_index(e->name);
+      if (p >= 0 && state.stage(p).op->is_placeholder && state.stage(p).op->is_constant) {
+        std::vector<std::pair<size_t, size_t>> uses;  // (axis, dim)
+        bool plain = true;
+        for (size_t d = 0; d < e->operands.size(); ++d) {
+          for (size_t a = 0; a < op.axes.size(); ++a) {
+            if (!uses_var(e->operands[d], op.axes[a].var.get())) continue;
+            uses.emplace_back(a, d);
+            plain &= e->operands[d].same_as(op.axes[a].var);
+          }
+        }
+        if (uses.size() == 1 && plain && op.axes[uses[0].first].extent >= 2) {
+          found = PackedRead{e->name, uses[0].first, uses[0].second, e->operands.size()};
+        }
+      }
+    }
+    for (const Expr& o : e->operands) visit(o);
+  };
+  visit(op.body);
+  return found;
+}
+
+// Elementwise stages `op` reads directly (inlined by the sketch prelude).
+std::vector<std::string> elementwise_producers(const TensorNode& op, const State& state) {
+  std::vector<std::string> names;
+  for (const auto& in : op.inputs) {
+    int p = state.stage_index(in->name);
+    if (p >= 0 && !in->is_placeholder && in->reduce == ReduceKind::kNone) names.push_back(in->name);
+  }
+  return names;
+}
+
+// A tile knob for the vector axis: innermost at least 4 lanes, a multiple of 8 where the
+// extent allows (whole AVX2/AVX-512 vectors), else any of at least 2.
+Knob vector_tile_knob(const std::string& name, int64_t extent) {
+  Knob k = tile_knob(name, extent, 4, 64);
+  auto keep = [&](auto pred) {
+    std::vector<std::vector<int64_t>> kept;
+    for (const auto& f : k.domain) {
+      if (pred(f.back())) kept.push_back(f);
+    }
+    if (!kept.empty()) k.domain = std::move(kept);
+  };
+  keep([](int64_t lanes) { return lanes >= 2; });
+  keep([&](int64_t lanes) { return lanes >= 4 && (lanes % 8 == 0 || lanes == extent); });
+  return k;
+}
+
+StageRule packed_rule(const TensorNode& op, const PackedRead& read, const std::string& consumer,
+                      const std::vector<std::string>& producers) {
+  const std::string name = op.name;
+  const std::vector<Axis> axes = op.axes, reduce_axes = op.reduce_axes;
+  const size_t n = axes.size();
+  // Spatial axes with the vector axis last.
+  std::vector<size_t> order;
+  for (size_t a = 0; a < n; ++a) {
+    if (a != read.axis) order.push_back(a);
+  }
+  order.push_back(read.axis);
+  StageRule rule;
+  rule.tag = name + ":packed" + (consumer.empty() ? ":tile_cache" : ":tile_fuse(" + consumer + ")");
+  rule.description = "tile " + name + " SSRSRS with " + axes[read.axis].name +
+                     " as the innermost vector, " + read.input + " packed at load in blocks of it" +
+                     (consumer.empty() ? ", a cache_write accumulator tile"
+                                       : ", computed at the tile of its consumer " + consumer);
+  rule.apply = [=](SketchBuilder& b) {
+    // Tile knobs in loop order, the vector axis's last (as in the other tile rules, whose
+    // vector axis is their last axis).
+    std::vector<size_t> tiles(n), reduce_tiles;
+    for (size_t a : order) {
+      tiles[a] = b.add(a == read.axis ? vector_tile_knob(name + "." + axes[a].name, axes[a].extent)
+                                      : tile_knob(name + "." + axes[a].name, axes[a].extent, 4, 16));
+    }
+    for (const Axis& r : reduce_axes) reduce_tiles.push_back(b.add(tile_knob(name + "." + r.name, r.extent, 2, 64)));
+    std::vector<int64_t> parallel_choices;
+    for (int64_t g = 1; g <= std::min<int64_t>(3, static_cast<int64_t>(n)); ++g) parallel_choices.push_back(g);
+    size_t parallel = b.add(choice_knob(name + ".parallel", KnobKind::kParallel, parallel_choices));
+    size_t unroll = b.add(choice_knob(name + ".unroll", KnobKind::kUnroll, kUnrollSteps));
+    size_t copy_order = b.add(choice_knob(name + ".copy_along_vector", KnobKind::kChoice, {1, 0}));
+    std::optional<size_t> at_root;
+    if (!producers.empty()) at_root = b.add(choice_knob(name + ".producers_at_root", KnobKind::kChoice, {1, 0}));
+    const std::string outer_stage = consumer.empty() ? name : consumer;
+    const std::string inner_stage = consumer.empty() ? name + ".local" : name;
+    b.emitters.push_back([=](const KnobSpace& ks, const KnobValues& v, std::vector<Step>& steps) {
+      auto tile = [&](size_t a) { return ks.value(v, tiles[a]); };
+      const int64_t lanes = tile(read.axis)[3];
+      if (at_root && ks.choice(v, *at_root)) {
+        for (const std::string& p : producers) steps.push_back(ComputeRootStep{p});
+      }
+      if (consumer.empty()) steps.push_back(CacheWriteStep{name, "local"});
+      // The constant, packed at load with the vector's block innermost.
+      steps.push_back(CacheReadStep{read.input, inner_stage, "global"});
+      const std::string packed = read.input + ".local";
+      std::vector<std::string> dims;
+      for (size_t d = 0; d < read.rank; ++d) {
+        dims.push_back(d == read.dim ? std::to_string(d) + "/" + std::to_string(lanes) : std::to_string(d));
+      }
+      if (lanes >= 2) {
+        dims.push_back(std::to_string(read.dim) + "%" + std::to_string(lanes));
+        steps.push_back(LayoutStep{packed, dims});
+      }
+      steps.push_back(PackStep{packed});
+      // The accumulator tile with the vector axis innermost.
+      std::vector<std::string> tile_dims;
+      for (size_t a : order) tile_dims.push_back(std::to_string(a));
+      steps.push_back(LayoutStep{inner_stage, tile_dims});
+      // Outer stage: S S over the tiles, then the copy out in the output's own order.
+      std::vector<std::string> level0, level1, level2;
+      for (size_t a : order) {
+        const auto& t = tile(a);
+        steps.push_back(SplitStep{outer_stage, axes[a].name, {t[1], t[2] * t[3]}});
+        level0.push_back(axes[a].name + ".0");
+        level1.push_back(axes[a].name + ".1");
+      }
+      // The copy out of the tile: along the output's last axis (contiguous stores, strided reads
+      // of the tile) or along the vector axis (contiguous reads, strided stores).
+      const bool copy_along_vector = ks.choice(v, copy_order) == 1;
+      for (size_t a = 0; a < n; ++a) {
+        level2.push_back(axes[copy_along_vector ? order[a] : a].name + ".2");
+      }
+      std::vector<std::string> outer = level0;
+      outer.insert(outer.end(), level1.begin(), level1.end());
+      outer.insert(outer.end(), level2.begin(), level2.end());
+      steps.push_back(ReorderStep{outer_stage, outer});
+      int64_t g = std::min<int64_t>(ks.choice(v, parallel), static_cast<int64_t>(n));
+      if (g > 1) steps.push_back(FuseStep{outer_stage, {level0.begin(), level0.begin() + g}});
+      steps.push_back(ComputeAtStep{inner_stage, outer_stage, level1.back()});
+      steps.push_back(AnnotateStep{outer_stage, fused_name({level0.begin(), level0.begin() + g}), "parallel"});
+      const size_t copy_axis = copy_along_vector ? read.axis : n - 1;
+      int64_t copy_width = tile(copy_axis)[2] * tile(copy_axis)[3];
+      if (copy_width >= 2 && copy_width <= kMaxVectorLanes) {
+        steps.push_back(AnnotateStep{outer_stage, level2.back(), "vectorize"});
+      }
+      // Inside the tile: R S R S, the vector axis innermost.
+      std::vector<std::string> r0, s0, r1, s1;
+      for (size_t a : order) {
+        steps.push_back(SplitStep{inner_stage, axes[a].name, {tile(a)[3]}});
+        s0.push_back(axes[a].name + ".0");
+        s1.push_back(axes[a].name + ".1");
+      }
+      for (size_t r = 0; r < reduce_axes.size(); ++r) {
+        steps.push_back(SplitStep{inner_stage, reduce_axes[r].name, {ks.value(v, reduce_tiles[r])[1]}});
+        r0.push_back(reduce_axes[r].name + ".0");
+        r1.push_back(reduce_axes[r].name + ".1");
+      }
+      std::vector<std::string> inner = r0;
+      inner.insert(inner.end(), s0.begin(), s0.end());
+      inner.insert(inner.end(), r1.begin(), r1.end());
+      inner.insert(inner.end(), s1.begin(), s1.end());
+      steps.push_back(ReorderStep{inner_stage, inner});
+      if (lanes >= 2) steps.push_back(AnnotateStep{inner_stage, s1.back(), "vectorize"});
+      if (ks.choice(v, unroll) > 0) steps.push_back(AutoUnrollStep{inner_stage, ks.choice(v, unroll)});
+    });
+  };
+  return rule;
+}
+
+}  // namespace
+
+std::vector<StageRule> packed_tile_rules(const TensorNode& op, const State& state,
+                                         const std::string& consumer) {
+  auto read = find_packed_read(op, state);
+  if (!read || !has_data_reuse(op)) return {};
+  return {packed_rule(op, *read, consumer, elementwise_producers(op, state))};
+}
+
+}  // namespace tessera::schedule::detail
