@@ -41,6 +41,10 @@ const std::vector<Case>& all_cases() {
       {"droplet_sgemm_1024_1t", [] { return run_droplet_sgemm(1024, 300, 400); }},
       {"measure_repeatability", [] { return run_measure_repeatability(512, 10); }},
       {"conv2d_c64_56_k64_1t", [] { return run_conv2d_bias_relu(resnet_conv2_3x3(), 1); }},
+      {"packed_conv_sweep", [] { return run_packed_conv_sweep(resnet_conv2_3x3()); }},
+      // Every op-suite convolution and three more, harl against oneDNN (TESSERA_TRIALS,
+      // TESSERA_CONVS, TESSERA_AGENT).
+      {"conv_suite", [] { return run_conv_suite(env_int("TESSERA_TRIALS", 1000)); }},
       // 1,000 trials of evolutionary search on the learned proxy (TESSERA_TRIALS to change).
       {"evo_sgemm_1024_1t", [] { return run_search_sgemm("evolutionary", 1024, env_int("TESSERA_TRIALS", 1000)); }},
       // Tessera tunes CPU convolutions in NHWC (HWIO weights): channels vectorize without
@@ -69,6 +73,11 @@ const std::vector<Case>& all_cases() {
       // The two bests each race recorded, re-timed side by side (after harl_race).
       // Memory-bound ops against LibTorch's own kernels, in GB/s (TESSERA_AGENT, TESSERA_TRIALS).
       {"memory_bound_suite", [] { return run_memory_bound_suite(); }},
+      // Non-dividing matmuls and a fused gelu epilogue, harl against OpenBLAS (TESSERA_TRIALS).
+      {"odd_matmul_suite", [] { return run_odd_matmul_suite(env_int("TESSERA_TRIALS", 200)); }},
+      {"fused_epilogue", [] { return run_fused_epilogue(env_int("TESSERA_TRIALS", 200)); }},
+      // Plug-in cost models (examples/) against the built-in proxy at equal trials; run.sh builds them.
+      {"plugin_suite", [] { return run_plugin_suite(env_int("TESSERA_SUITE_TRIALS", 128)); }},
       {"harl_race_recheck", [] { return run_race_recheck("harl", env_int("TESSERA_SUITE_TRIALS", 1000)); }},
   };
   return cases;

@@ -46,11 +46,30 @@ nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads
 nlohmann::json compare_with_onednn(const schedule::Conv2dParams& p, const schedule::ComputeDAG& dag,
                                    const CompiledSchedule& compiled, int threads);
 
+// Issue 20: every op-suite convolution and three more (conv + bias + relu), tuned by harl for
+// `trials` each and timed against oneDNN; a last line with the geometric mean (conv_suite_cases.cc).
+nlohmann::json run_conv_suite(int trials);
+
+// The packed conv sketch on a grid of register tiles, each against oneDNN (conv_sweep_cases.cc).
+nlohmann::json run_packed_conv_sweep(const schedule::Conv2dParams& p);
+
 // `trials` of the named agent (evolutionary uses a fresh learned proxy) on SGEMM n or on
 // conv2d_bias_relu p, single-threaded; the best found against OpenBLAS / oneDNN, with the
 // trials, search wall time and the time-to-quality curve.
 nlohmann::json run_search_sgemm(const std::string& agent, int64_t n, int trials);
 nlohmann::json run_search_conv2d(const std::string& agent, const schedule::Conv2dParams& p, int trials);
+
+// `trials` of `agent` on `dag`, single-threaded, records to build/bench_records/<records>.jsonl:
+// the fastest schedule found, compiled and checked against the reference; `line` gets the
+// search's description (agent, trials, seconds, best sketch and knobs, curve).
+Result<CompiledSchedule> search_and_compile(const schedule::ComputeDAG& dag, const std::string& agent, int trials,
+                                            const std::string& records, nlohmann::json& line);
+
+// Issue 19: harl (`trials` each) on matmul 1009^3, 509x1000x777 and 1000^3 against OpenBLAS
+// cblas_sgemm; and on dense_bias_gelu 128x3072x768 against sgemm of the same shape without
+// the epilogue (odd_matmul_cases.cc). `ratio` is OpenBLAS's time over Tessera's.
+nlohmann::json run_odd_matmul_suite(int trials);
+nlohmann::json run_fused_epilogue(int trials);
 
 // Every task of configs/op_suite.yaml tuned by each strategy with the same trial budget and
 // seed: one line per task and strategy (best GFLOP/s at checkpoints, the curve, and wall time
@@ -70,5 +89,9 @@ nlohmann::json run_race_recheck(const std::string& challenger, int trials);
 // $TESSERA_AGENT (harl) for $TESSERA_TRIALS (64) trials, against LibTorch's own kernels on one
 // thread; one line per op with GB/s (memory_bound_cases.cc).
 nlohmann::json run_memory_bound_suite();
+
+// Issue 23's plug-in suite: the example plug-in cost models (tlp, pruner) against the built-in
+// proxy (mlp) with the evolutionary agent at `trials` trials per task (plugin_cases.cc).
+nlohmann::json run_plugin_suite(int trials);
 
 }  // namespace tessera::bench

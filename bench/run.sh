@@ -2,6 +2,8 @@
 # Runs benchmark cases and prints one JSON object per line per case:
 #   bench/run.sh                    every case
 #   bench/run.sh sgemm_1024_1t ...  the named cases
+#   bench/run.sh plugin_suite       the example plug-in cost models (examples/) against the built-in
+#                                   proxy; builds them against an installed Tessera first
 #   bench/run.sh e2e                whole networks against ONNX Runtime and LibTorch (bench/e2e.sh;
 #                                   also e2e_MODEL, e2e_MODEL_Nt); runs only when named
 # Builds what it needs first (release build in build/). OpenBLAS reads OPENBLAS_CORETYPE and
@@ -21,4 +23,12 @@ if [ ! -f "$root/build/build.ninja" ]; then
   "$root/scripts/setup.sh" >&2
 fi
 cmake --build "$root/build" --target tessera_bench >&2
+# plugin_suite: the example plug-ins, built out of tree against an installed Tessera.
+if [[ " $* " == *" plugin_suite "* ]]; then
+  cmake --build "$root/build" --target tessera tessera-worker >&2
+  cmake --install "$root/build" --prefix "$root/build/plugin_prefix" >/dev/null
+  cmake -S "$root/examples" -B "$root/build/plugin_examples" -G Ninja -DCMAKE_PREFIX_PATH="$root/build/plugin_prefix" >/dev/null
+  cmake --build "$root/build/plugin_examples" >&2
+  export TESSERA_PLUGINS="$root/build/plugin_examples/libtessera_tlp.so:$root/build/plugin_examples/libtessera_pruner.so"
+fi
 exec env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$root/build/tessera_bench" "$@"

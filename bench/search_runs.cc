@@ -157,6 +157,18 @@ nlohmann::json run_search_sgemm(const std::string& agent, int64_t n, int trials)
   return line;
 }
 
+Result<CompiledSchedule> search_and_compile(const schedule::ComputeDAG& dag, const std::string& agent, int trials,
+                                            const std::string& records, nlohmann::json& line) {
+  auto run = search(dag, agent, trials, 1, bench_measure(), records_path(records));
+  if (!run) return run.error();
+  runtime::set_num_threads(1);
+  const auto& best = *run->task->best();
+  auto compiled = compile_and_check(dag, run->task->sketch(best.candidate).steps(best.candidate.knobs));
+  if (!compiled) return compiled.error();
+  describe_search(line, agent, *run);
+  return std::move(*compiled);
+}
+
 nlohmann::json run_search_conv2d(const std::string& agent, const schedule::Conv2dParams& p, int trials) {
   auto dag = schedule::conv2d_bias_relu(p);
   if (!dag) return error_json(dag.error().message);
@@ -312,6 +324,8 @@ nlohmann::json run_race_recheck(const std::string& challenger, int trials) {
     auto buffers = runtime::task_buffers(*check);
     std::vector<void*> args;
     for (auto& b : buffers) args.push_back(b->data());
+    ours->compiled.kernel->prepare_unchecked(args.data());
+    evo->compiled.kernel->prepare_unchecked(args.data());
     Medians m = time_alternately([&] { ours->compiled.kernel->run_unchecked(args.data()); },
                                  [&] { evo->compiled.kernel->run_unchecked(args.data()); });
     const double flops = dag.flop_count();

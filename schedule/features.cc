@@ -216,8 +216,10 @@ class Extractor {
         return;
       }
       case StmtKind::kIfThenElse:
+        // An else branch is a second version of a nest (partition.h's unswitching: full tiles
+        // then, edge tiles else); the first is the one that runs on nearly every tile.
         walk(s->then_case);
-        walk(s->else_case);
+        if (!s->then_case || !s->else_case) walk(s->else_case);
         return;
       case StmtKind::kSeq:
         for (const Stmt& c : s->children) walk(c);

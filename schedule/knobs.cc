@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace tessera::schedule {
 namespace {
@@ -36,6 +37,30 @@ std::vector<int64_t> prime_factors(int64_t n) {
   return primes;
 }
 
+int64_t divisor_count(int64_t n) {
+  int64_t count = 0;
+  for (int64_t d = 1; d * d <= n; ++d) {
+    if (n % d == 0) count += d * d == n ? 1 : 2;
+  }
+  return count;
+}
+
+int64_t inner_product(const std::vector<int64_t>& tile) {
+  int64_t q = 1;
+  for (size_t l = 1; l < tile.size(); ++l) q *= tile[l];
+  return q;
+}
+
+// A tile with its outermost factor recomputed from the inner ones (a neighbour move changes
+// both; for an exact factorization this is the extent divided by the inner product).
+std::vector<int64_t> with_outermost(const Knob& knob, std::vector<int64_t> tile) {
+  if (knob.extent > 0 && !tile.empty()) {
+    const int64_t q = inner_product(tile);
+    tile[0] = (knob.extent + q - 1) / q;
+  }
+  return tile;
+}
+
 int index_of(const Knob& knob, const std::vector<int64_t>& value) {
   auto it = std::find(knob.domain.begin(), knob.domain.end(), value);
   return it == knob.domain.end() ? -1 : static_cast<int>(it - knob.domain.begin());
@@ -65,10 +90,24 @@ const char* to_string(KnobKind kind) {
   return "?";
 }
 
-Knob tile_knob(std::string name, int64_t extent, int parts, int64_t max_innermost) {
-  Knob k{std::move(name), KnobKind::kTile, {}};
+Knob tile_knob(std::string name, int64_t extent, int parts, int64_t max_innermost, bool ceil_splits) {
+  Knob k{std::move(name), KnobKind::kTile, {}, extent};
   std::vector<int64_t> prefix;
-  factorizations(extent, parts, std::max<int64_t>(1, max_innermost), prefix, k.domain);
+  const int64_t bound = std::max<int64_t>(1, max_innermost);
+  factorizations(extent, parts, bound, prefix, k.domain);
+  if (!ceil_splits || parts < 2 || extent < 2 || (divisor_count(extent) > 8 && extent % 16 == 0)) return k;
+  std::set<std::vector<int64_t>> seen(k.domain.begin(), k.domain.end());
+  for (int64_t multiple : {16, 64}) {
+    const int64_t padded = (extent + multiple - 1) / multiple * multiple;
+    std::vector<std::vector<int64_t>> tiles;
+    factorizations(padded, parts, bound, prefix, tiles);
+    for (std::vector<int64_t>& t : tiles) {
+      t = with_outermost(k, std::move(t));
+      // A split's inner factors may not pass the extent; nor pad it by more than a quarter.
+      if (inner_product(t) > extent || 4 * (t[0] * inner_product(t) - extent) > extent) continue;
+      if (seen.insert(t).second) k.domain.push_back(std::move(t));
+    }
+  }
   return k;
 }
 
@@ -108,6 +147,7 @@ std::vector<KnobValues> KnobSpace::neighbours(const KnobValues& values, size_t k
         std::vector<int64_t> moved = tile;
         moved[a] /= p;
         moved[b] *= p;
+        moved = with_outermost(knob, std::move(moved));
         int index = index_of(knob, moved);  // absent when it breaks the innermost bound
         if (index >= 0) with(index);
       }
@@ -140,6 +180,7 @@ std::optional<KnobValues> KnobSpace::apply_move(const KnobValues& values, size_t
   int64_t p = prime_factors(moved[static_cast<size_t>(a)]).front();
   moved[static_cast<size_t>(a)] /= p;
   moved[static_cast<size_t>(b)] *= p;
+  moved = with_outermost(knob, std::move(moved));
   int index = index_of(knob, moved);  // absent when it breaks the innermost bound
   if (index < 0) return std::nullopt;
   next[k] = index;

@@ -2,7 +2,8 @@
 //
 // Every knob has a finite, ordered domain and a value is an index into it, so a candidate's
 // knobs are a small vector of integers. A tile knob's domain is the ordered factorizations of
-// an extent into `parts` factors (outermost first, innermost bounded); a choice knob's is a
+// an extent into `parts` factors (outermost first, innermost bounded), and, where asked for,
+// ceil tiles for extents with few divisors (see tile_knob); a choice knob's is a
 // list of numbers (unroll depth, parallel granularity, compute location ...). The space gives
 // uniform sampling, neighbour moves (move a prime factor between two tile levels; next or
 // previous choice), legal-move masks and mutation, so any agent can act on any sketch.
@@ -30,9 +31,16 @@ struct Knob {
   std::string name;
   KnobKind kind = KnobKind::kChoice;
   std::vector<std::vector<int64_t>> domain;  // tile: factors outer..inner; others: {value}
+  int64_t extent = 0;                        // tile: the extent split; outermost = ceil(extent / inner)
 };
 
-Knob tile_knob(std::string name, int64_t extent, int parts, int64_t max_innermost);
+// The factorizations of `extent` into `parts` factors, innermost at most `max_innermost`. With
+// `ceil_splits`, an extent with few divisors (at most 8) or not a multiple of 16 also gets ceil
+// tiles: inner factors that factor a padded extent (the next multiple of 16 or of 64), the
+// outermost ceil(extent / their product), kept where that pads the extent by at most a quarter.
+// Their splits do not divide: the lowered nest guards its edge (partitioned, partition.h). A
+// 1009 gets [16, 1, 4, 16] (1024 points) beside [1009, 1, 1, 1].
+Knob tile_knob(std::string name, int64_t extent, int parts, int64_t max_innermost, bool ceil_splits = false);
 Knob choice_knob(std::string name, KnobKind kind, std::vector<int64_t> values);
 
 using KnobValues = std::vector<int>;  // index into each knob's domain

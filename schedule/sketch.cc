@@ -80,9 +80,13 @@ StageRule tile_rule(const TensorNode& op, const std::string& consumer, bool cach
     std::vector<size_t> tiles, reduce_tiles;
     for (size_t a = 0; a < axes.size(); ++a) {
       bool last = a + 1 == axes.size();
-      tiles.push_back(b.add(tile_knob(name + "." + axes[a].name, axes[a].extent, 4, last ? 64 : 16)));
+      // Ceil tiles too: a prime extent has no other tiling (partition.h keeps its edge out of
+      // the hot loop).
+      tiles.push_back(b.add(tile_knob(name + "." + axes[a].name, axes[a].extent, 4, last ? 64 : 16, true)));
     }
-    for (const Axis& r : reduce_axes) reduce_tiles.push_back(b.add(tile_knob(name + "." + r.name, r.extent, 2, 64)));
+    for (const Axis& r : reduce_axes) {
+      reduce_tiles.push_back(b.add(tile_knob(name + "." + r.name, r.extent, 2, 64, true)));
+    }
     std::vector<int64_t> parallel_choices;
     for (int64_t g = 1; g <= std::min<int64_t>(3, static_cast<int64_t>(axes.size())); ++g) parallel_choices.push_back(g);
     size_t parallel = b.add(choice_knob(name + ".parallel", KnobKind::kParallel, parallel_choices));

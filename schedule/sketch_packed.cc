@@ -14,7 +14,9 @@
 //   - lets elementwise producers (the zero padding of a convolution) be computed at root
 //     instead of inlined, so the hot loop reads plain values without bounds checks.
 // The other input is then read as one broadcast per FMA row, whatever its stride, which is
-// why stride-2 and grouped convolutions get the same micro-kernel as stride-1 ones.
+// why stride-2 and dilated convolutions get the same micro-kernel as stride-1 ones. Depthwise
+// and grouped convolutions, whose input channel follows the output channel, get no such
+// sketch (their vector would be a gather; they need blocked activations, NCHW16c).
 #include <algorithm>
 #include <optional>
 
@@ -24,7 +26,8 @@ namespace tessera::schedule::detail {
 namespace {
 
 // The constant input `op` reads with exactly one of its spatial axes, as a whole index, and
-// which axis and dimension that is.
+// which axis and dimension that is; none unless every other input is read the same at every
+// position along that axis (one broadcast per vector).
 struct PackedRead {
   std::string input;
   size_t axis = 0;  // spatial axis of `op`
@@ -56,6 +59,19 @@ std::optional<PackedRead> find_packed_read(const TensorNode& op, const State& st
     for (const Expr& o : e->operands) visit(o);
   };
   visit(op.body);
+  if (!found) return found;
+  // Every other operand must be a broadcast along the vector axis: a depthwise or grouped
+  // convolution, whose input channel follows the output channel, would read it by gathers.
+  const ExprNode* vector_var = op.axes[found->axis].var.get();
+  bool broadcast = true;
+  std::function<void(const Expr&)> check = [&](const Expr& e) {
+    if (e->kind == ExprKind::kLoad && e->name != found->input) {
+      for (const Expr& index : e->operands) broadcast &= !uses_var(index, vector_var);
+    }
+    for (const Expr& o : e->operands) check(o);
+  };
+  check(op.body);
+  if (!broadcast) found.reset();
   return found;
 }
 

@@ -1,4 +1,6 @@
 // LoopNest expressions -> LLVM IR values, scalar or vector (see emitter.h).
+#include <cmath>
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
@@ -178,7 +180,19 @@ llvm::Value* Emitter::emit_binary(const Expr& e, llvm::Value* a, llvm::Value* b)
       case ExprKind::kAdd: return b_.CreateFAdd(a, b);
       case ExprKind::kSub: return b_.CreateFSub(a, b);
       case ExprKind::kMul: return b_.CreateFMul(a, b);
-      case ExprKind::kDiv: return b_.CreateFDiv(a, b);
+      case ExprKind::kDiv: {
+        // By a constant: a multiply by its (normal) reciprocal, within 1.5 ulp of the quotient
+        // and many times cheaper (gelu's x / sqrt(2), layer norm's sum / n).
+        auto* c = llvm::dyn_cast<llvm::Constant>(b);
+        if (c && c->getType()->isVectorTy()) c = c->getSplatValue();
+        if (auto* fp = llvm::dyn_cast_or_null<llvm::ConstantFP>(c)) {
+          const double reciprocal = 1.0 / fp->getValueAPF().convertToDouble();
+          if (std::isnormal(static_cast<float>(reciprocal))) {
+            return b_.CreateFMul(a, llvm::ConstantFP::get(b->getType(), reciprocal));
+          }
+        }
+        return b_.CreateFDiv(a, b);
+      }
       case ExprKind::kMin: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
       case ExprKind::kMax: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
       case ExprKind::kLT: return b_.CreateFCmpOLT(a, b);

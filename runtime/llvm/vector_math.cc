@@ -16,15 +16,18 @@ constexpr double kTanhSmall[] = {0.94164189462682202, -0.05624549753066943, 0.00
                                  -7.4623827299591389e-05, 2.7400661159804333e-06,
                                  -1.0062662512133614e-07, 3.6954957760571006e-09};
 constexpr double kTanhSmallZMax = 0.625 * 0.625;
-constexpr double kErfSmall[] = {0.97547693938265412, -0.14226120510371343, 0.010035582187599418,
-                                -0.00057687646997656671, 2.7419931252134237e-05,
-                                -1.1043175509998933e-06, 3.8488755596785301e-08,
-                                -1.1808586431915171e-09};
-constexpr double kErfcx[] = {0.29404210296365352, 0.14485638147754071, -0.011834441958428,
-                             0.00046025841298548339, 8.017337860005691e-05, -2.4291552362131337e-05,
-                             3.7078471878621991e-06, -3.0454400520361997e-07, -2.1712168040601568e-08,
-                             1.4908572987248903e-08, -3.5825205971719207e-09, 5.6866324721023131e-10,
-                             -4.9584605212609994e-11};
+// erf, from scripts/fit_vector_math.py (Lawson-weighted least squares, minimax in the error
+// of erf): erf(x) = x + x Q(x^2) on |x| < 0.6 (relative error 8e-9), erfc(x) = 2^-G(|x|) on
+// [0.6, 3.92] (erf off by at most 4e-9); 2^r on |r| <= 1/2 (relative error 2e-9).
+// Lowest degree first.
+constexpr double kErfSmall[] = {0.12837915790261897, -0.37612512603472442, 0.11280991647864791,
+                                -0.026646982901314144, 0.0045123532120065852};
+constexpr double kErfcLog2[] = {-3.8024432630750628e-05, 1.6283182860220144, 0.91667721806253011,
+                                0.15237178141042348, -0.033318598850017818, 0.004724858650469203,
+                                -0.00031884141491834457};
+constexpr double kExp2[] = {1.0000000005543823, 0.69314720573652544, 0.24022646889006791,
+                            0.05550328778159043, 0.0096184891332636302, 0.0013399930835789079,
+                            0.00015345764616726674};
 
 // IR helpers over a float scalar or vector type.
 struct Math {
@@ -49,6 +52,13 @@ struct Math {
   llvm::Value* horner(llvm::Value* x, const std::vector<double>& highest_first) const {
     llvm::Value* acc = c(highest_first[0]);
     for (size_t i = 1; i < highest_first.size(); ++i) acc = fma(acc, x, c(highest_first[i]));
+    return acc;
+  }
+  // Horner in float: coefficients lowest first.
+  template <size_t N>
+  llvm::Value* poly(llvm::Value* x, const double (&lowest_first)[N]) const {
+    llvm::Value* acc = c(lowest_first[N - 1]);
+    for (size_t i = N - 1; i-- > 0;) acc = fma(acc, x, c(lowest_first[i]));
     return acc;
   }
   // sum coeffs[k] T_k(t) by Clenshaw's recurrence.
@@ -130,22 +140,22 @@ llvm::Value* tanh(llvm::IRBuilderBase& b, llvm::Value* x) {
 }
 
 llvm::Value* erf(llvm::IRBuilderBase& b, llvm::Value* x) {
+  // One pass, no division: both pieces are short polynomials; about 30 vector operations.
   Math m(b, x);
   llvm::Value* ax = m.unary(llvm::Intrinsic::fabs, x);
-  llvm::Value* z = b.CreateFMul(x, x);
-  llvm::Value* small = b.CreateFMul(x, m.chebyshev(m.fma(z, m.c(2.0), m.c(-1.0)), kErfSmall));
-  // 1 <= |x| < 4: erf = 1 - exp(-x^2) erfcx(|x|), with x^2 = hi + lo exactly.
-  llvm::Value* a = m.min(m.max(ax, m.c(1.0)), m.c(4.0));
-  llvm::Value* hi = b.CreateFMul(a, a);
-  llvm::Value* lo = m.fma(a, a, b.CreateFNeg(hi));
-  llvm::Value* e = b.CreateFMul(exp(b, b.CreateFNeg(hi)), b.CreateFSub(m.c(1.0), lo));
-  llvm::Value* u = b.CreateFDiv(m.c(1.0), a);
-  llvm::Value* t = m.fma(u, m.c(8.0 / 3.0), m.c(-5.0 / 3.0));  // [1/4, 1] -> [-1, 1]
-  llvm::Value* large = b.CreateFSub(m.c(1.0), b.CreateFMul(e, m.chebyshev(t, kErfcx)));
-  large = b.CreateSelect(b.CreateFCmpOGE(ax, m.c(4.0)), m.c(1.0), large);
-  large = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, large, x);
-  llvm::Value* y = b.CreateSelect(b.CreateFCmpOLT(ax, m.c(1.0)), small, large);
-  return b.CreateSelect(m.is_nan(x), x, y);
+  llvm::Value* small = m.fma(x, m.poly(b.CreateFMul(x, x), kErfSmall), x);
+  // erfc(a) = 2^-g = 2^(n - g) 2^-n, n = rint(g); n - g is exact. Past 3.92 erf rounds to 1.
+  // select, not minnum: one instruction on x86 (a NaN lane gets 3.92, and is not taken below).
+  llvm::Value* a = b.CreateSelect(b.CreateFCmpOLT(ax, m.c(3.92)), ax, m.c(3.92));
+  llvm::Value* g = m.poly(a, kErfcLog2);
+  llvm::Value* n = m.unary(llvm::Intrinsic::rint, g);
+  llvm::Value* p = m.poly(b.CreateFSub(n, g), kExp2);
+  llvm::Value* scale = b.CreateBitCast(b.CreateShl(b.CreateSub(m.ci(127), b.CreateFPToSI(n, m.itype)), m.ci(23)),
+                                       m.type);  // 2^-n, n <= 26
+  llvm::Value* large = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign,
+                                               b.CreateFSub(m.c(1.0), b.CreateFMul(p, scale)), x);
+  // NaN compares false and takes the small piece, which is NaN.
+  return b.CreateSelect(b.CreateFCmpOGE(ax, m.c(0.6)), large, small);
 }
 
 }  // namespace tessera::runtime::vector_math

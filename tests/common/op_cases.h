@@ -34,6 +34,9 @@ inline std::vector<OpCase> op_cases() {
       {"matmul", [] { return matmul(13, 17, 9); }},
       {"matmul_ta", [] { return matmul(16, 32, 8, true, false); }},
       {"matmul_tb", [] { return matmul(8, 16, 12, false, true); }},
+      // Odd and prime extents for the transposed forms too (the others have theirs above).
+      {"matmul_ta_odd", [] { return matmul(11, 21, 7, true, false); }},
+      {"matmul_tb_odd", [] { return matmul(9, 19, 13, false, true); }},
       {"batch_matmul", [] { return batch_matmul(2, 5, 16, 7); }},
       {"dense_bias", [] { return dense_bias(4, 20, 9); }},
       {"dense_bias_gelu", [] { return dense_bias_gelu(5, 18, 7); }},

@@ -44,6 +44,11 @@ std::vector<OpCase> shapes_for_sketches() {
   Conv2dParams conv{1, 8, 10, 12, 16, 3, 3};
   conv.pad_h = conv.pad_w = 1;
   cases.push_back({"matmul_64", [] { return matmul(64, 48, 32); }});
+  // Prime extents past 16: the tile rules' ceil tiles (knobs.h), unswitched edge tiles
+  // (partition.h) in the cache_write, fused and in-place tilings.
+  cases.push_back({"matmul_prime_37x41x31", [] { return matmul(37, 41, 31); }});
+  cases.push_back({"batch_matmul_prime", [] { return batch_matmul(3, 19, 37, 23); }});
+  cases.push_back({"dense_bias_gelu_prime", [] { return dense_bias_gelu(7, 37, 29); }});
   cases.push_back({"conv2d_bias_relu_16", [=] { return conv2d_bias_relu(conv); }});
   cases.push_back({"dense_bias_gelu_32", [] { return dense_bias_gelu(16, 32, 24); }});
   cases.push_back({"softmax_2x128", [] { return softmax({2, 128}); }});

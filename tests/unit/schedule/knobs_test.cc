@@ -3,7 +3,9 @@
 // seeded; mutation moves exactly one knob; JSON round trips and refuses bad values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "schedule/knobs.h"
 
@@ -18,6 +20,36 @@ TEST(Knobs, TileDomainIsOrderedFactorizationsWithBoundedInnermost) {
   for (const auto& t : tile_knob("t", 36, 3, 6).domain) {
     EXPECT_EQ(t[0] * t[1] * t[2], 36);
     EXPECT_LE(t[2], 6);
+  }
+}
+
+// A prime extent has only trivial factorizations; asked for, ceil tiles pad it to a multiple
+// of 16 or 64 (by at most a quarter) so it can be tiled at all. A 1024 has enough divisors.
+TEST(Knobs, CeilTilesForExtentsWithFewDivisors) {
+  const Knob plain = tile_knob("t", 1009, 4, 64);
+  EXPECT_EQ(plain.domain.size(), 3u);  // 1009 at one of the three outer levels
+  const Knob k = tile_knob("t", 1009, 4, 64, true);
+  EXPECT_NE(std::find(k.domain.begin(), k.domain.end(), std::vector<int64_t>{16, 1, 4, 16}), k.domain.end());
+  std::set<std::vector<int64_t>> unique(k.domain.begin(), k.domain.end());
+  EXPECT_EQ(unique.size(), k.domain.size());
+  for (const auto& t : k.domain) {
+    const int64_t inner = t[1] * t[2] * t[3];
+    EXPECT_EQ(t[0], (1009 + inner - 1) / inner);  // the outermost covers the rest
+    EXPECT_LE(4 * (t[0] * inner - 1009), 1009);
+    EXPECT_LE(t[3], 64);
+  }
+  EXPECT_EQ(tile_knob("t", 1024, 4, 64, true).domain, tile_knob("t", 1024, 4, 64).domain);
+  // Moves keep the outermost factor the ceiling of the rest: from (16, 1, 4, 16), moving a 2
+  // of the outermost inward gives (8, 2, 4, 16); one of 16 outward gives (32, 1, 4, 8).
+  KnobSpace space({k});
+  auto values = space.from_json(nlohmann::json{{"t", {16, 1, 4, 16}}});
+  ASSERT_TRUE(values.ok()) << values.error().message;
+  std::set<std::vector<int64_t>> got;
+  for (const auto& n : space.neighbours(*values, 0)) got.insert(space.value(n, 0));
+  EXPECT_TRUE(got.count({8, 2, 4, 16}));
+  EXPECT_TRUE(got.count({32, 1, 4, 8}));
+  for (int move = 0; move < space.move_count(0); ++move) {
+    if (auto moved = space.apply_move(*values, 0, move)) EXPECT_TRUE(got.count(space.value(*moved, 0)));
   }
 }
 

@@ -1,0 +1,131 @@
+// conv_suite (issue 20): every convolution of the op suite (ResNet-50, MobileNetV2) and three
+// more (a stride-2 3x3, a grouped 3x3, a 1x1 with a large K), each as conv + bias + relu tuned by
+// harl for TESSERA_TRIALS (1,000) trials on one thread, then compiled, checked and timed
+// alternately with oneDNN's convolution (the formats oneDNN picks, weights reordered outside
+// the timing; Tessera's packing also runs once, outside). One line per conv with the chosen
+// sketch and layouts, and a last line with the geometric mean of the ratios.
+// TESSERA_CONVS=name,... narrows the list.
+#include <cmath>
+#include <cstdlib>
+
+#include "bench/cases.h"
+#include "experiments/config.h"
+#include "schedule/sketch.h"
+#include "schedule/state.h"
+
+namespace tessera::bench {
+namespace {
+
+struct NamedConv {
+  std::string name;
+  schedule::Conv2dParams params;
+};
+
+schedule::Conv2dParams params_of(const experiments::TaskSpec& spec) {
+  auto get = [&](const char* key, int64_t fallback) {
+    auto it = spec.params.find(key);
+    return it == spec.params.end() ? fallback : it->second;
+  };
+  schedule::Conv2dParams p;
+  p.batch = get("n", 1);
+  p.in_channels = get("c", 1);
+  p.height = get("h", 1);
+  p.width = get("w", 1);
+  p.out_channels = spec.op == "depthwise_conv2d" ? p.in_channels : get("k", 1);
+  p.groups = spec.op == "depthwise_conv2d" ? p.in_channels : get("groups", 1);
+  p.kernel_h = get("r", 1);
+  p.kernel_w = get("s", 1);
+  p.stride_h = p.stride_w = get("stride", 1);
+  p.pad_h = p.pad_w = get("pad", 0);
+  p.dilation_h = p.dilation_w = get("dilation", 1);
+  return p;
+}
+
+Result<std::vector<NamedConv>> suite_convs() {
+  auto config = experiments::load_config(TESSERA_SOURCE_DIR "/configs/op_suite.yaml");
+  if (!config) return config.error();
+  std::vector<NamedConv> convs;
+  for (const experiments::TaskSpec& spec : config->tasks) {
+    if (spec.op.find("conv2d") == std::string::npos) continue;
+    convs.push_back({spec.name, params_of(spec)});
+  }
+  schedule::Conv2dParams stride2{1, 128, 56, 56, 128, 3, 3};
+  stride2.stride_h = stride2.stride_w = 2;
+  stride2.pad_h = stride2.pad_w = 1;
+  schedule::Conv2dParams grouped{1, 128, 28, 28, 128, 3, 3};
+  grouped.pad_h = grouped.pad_w = 1;
+  grouped.groups = 32;
+  schedule::Conv2dParams wide_1x1{1, 512, 7, 7, 2048, 1, 1};
+  convs.push_back({"resnet50_conv3_3x3_s2", stride2});
+  convs.push_back({"resnext_grouped_3x3_g32", grouped});
+  convs.push_back({"resnet50_conv5_1x1_k2048", wide_1x1});
+  return convs;
+}
+
+// The layouts the best schedule chose: each layout step, e.g. "W.local [0/16, 1, 2, 3, 0%16]
+// packed", or "as given".
+std::string chosen_layouts(const std::vector<schedule::Step>& steps) {
+  std::string text;
+  for (const schedule::Step& step : steps) {
+    if (const auto* l = std::get_if<schedule::LayoutStep>(&step)) {
+      std::string dims;
+      for (const std::string& d : l->dims) dims += (dims.empty() ? "" : ",") + d;
+      text += (text.empty() ? "" : "; ") + l->stage + " [" + dims + "]";
+    } else if (const auto* p = std::get_if<schedule::PackStep>(&step)) {
+      text += (text.empty() ? "" : "; ") + p->stage + " packed at load";
+    }
+  }
+  return text.empty() ? "as given (NCHW, OIHW)" : text;
+}
+
+}  // namespace
+
+nlohmann::json run_conv_suite(int trials) {
+  auto convs = suite_convs();
+  if (!convs) return error_json(convs.error().message);
+  const char* only = std::getenv("TESSERA_CONVS");
+  const char* agent = std::getenv("TESSERA_AGENT");
+  nlohmann::json lines = nlohmann::json::array();
+  double log_sum = 0;
+  int measured = 0;
+  for (const NamedConv& conv : *convs) {
+    if (only && ("," + std::string(only) + ",").find("," + conv.name + ",") == std::string::npos) continue;
+    auto dag = schedule::conv2d_bias_relu(conv.params);
+    if (!dag) return error_json(conv.name + ": " + dag.error().message);
+    nlohmann::json line;
+    const std::string agent_name = agent ? agent : "harl";
+    auto compiled = search_and_compile(*dag, agent_name, trials,
+                                       "conv_suite_" + conv.name + "_" + agent_name + "_" + std::to_string(trials), line);
+    if (!compiled) {
+      lines.push_back(error_json(conv.name + ": " + compiled.error().message));
+      continue;
+    }
+    nlohmann::json compared = compare_with_onednn(conv.params, *dag, *compiled, 1);
+    compared.update(line);
+    compared["conv"] = conv.name;
+    for (const schedule::Sketch& sketch : schedule::generate_sketches(*dag)) {
+      if (sketch.id != compared.value("best_sketch", "")) continue;
+      if (auto knobs = sketch.knobs.from_json(compared["best_knobs"])) {
+        compared["tessera_layout"] = chosen_layouts(sketch.steps(*knobs));
+      }
+    }
+    if (compared.value("search_seconds", 0.0) > 0) {
+      compared["candidates_per_minute"] =
+          std::round(compared["trials"].get<double>() * 60 / compared["search_seconds"].get<double>());
+    }
+    if (compared.contains("ratio") && compared["ratio"].is_number()) {
+      log_sum += std::log(compared["ratio"].get<double>());
+      ++measured;
+    }
+    lines.push_back(std::move(compared));
+  }
+  nlohmann::json summary;
+  summary["conv"] = "geometric_mean";
+  summary["convs"] = measured;
+  summary["ratio"] = measured ? std::round(std::exp(log_sum / measured) * 1000) / 1000 : 0.0;
+  summary["baseline"] = "onednn";
+  lines.push_back(std::move(summary));
+  return lines;
+}
+
+}  // namespace tessera::bench
