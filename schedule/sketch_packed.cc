@@ -14,26 +14,58 @@
 //   - lets elementwise producers (the zero padding of a convolution) be computed at root
 //     instead of inlined, so the hot loop reads plain values without bounds checks.
 // The other input is then read as one broadcast per FMA row, whatever its stride, which is
-// why stride-2 and dilated convolutions get the same micro-kernel as stride-1 ones. Depthwise
-// and grouped convolutions, whose input channel follows the output channel, get no such
-// sketch (their vector would be a gather; they need blocked activations, NCHW16c).
+// why stride-2 and dilated convolutions get the same micro-kernel as stride-1 ones. An input
+// read along the vector axis too (a depthwise convolution's input channel follows its output
+// channel) is stored blocked by the vector in every call, NCHW16c, so its vector is contiguous
+// as well; grouped convolutions, whose channel group follows the output channel by a division,
+// get no such sketch (their vector would be a gather).
 #include <algorithm>
+#include <functional>
 #include <optional>
 
+#include "schedule/simplify.h"
 #include "schedule/sketch_rule.h"
 
 namespace tessera::schedule::detail {
 namespace {
 
-// The constant input `op` reads with exactly one of its spatial axes, as a whole index, and
-// which axis and dimension that is; none unless every other input is read the same at every
-// position along that axis (one broadcast per vector).
-struct PackedRead {
+// An input read with the vector axis as (the position along) one of its dimensions.
+struct AxisRead {
   std::string input;
-  size_t axis = 0;  // spatial axis of `op`
-  size_t dim = 0;   // dimension of the input it indexes
+  size_t dim = 0;   // the dimension the vector axis indexes
   size_t rank = 0;  // the input's rank
 };
+
+// The constant input `op` reads with exactly one of its spatial axes (the vector axis), and
+// the other inputs that vector axis indexes (a depthwise convolution's input channel). None
+// when another input depends on the vector axis in any other way (a grouped convolution's
+// channel group): its vector would be a gather.
+struct PackedRead {
+  AxisRead constant;
+  size_t axis = 0;                // spatial axis of `op`
+  std::vector<AxisRead> blocked;  // to store blocked along that axis, its block innermost
+};
+
+// The dimension of load `e` that `v` indexes as v (+ reduction variables of extent 1), or -1
+// when no dimension uses `v`, or -2 when one uses it otherwise.
+int plain_dimension(const Expr& e, const TensorNode& op, const ExprNode* v) {
+  int found = -1;
+  for (size_t d = 0; d < e->operands.size(); ++d) {
+    const Expr& index = e->operands[d];
+    if (!uses_var(index, v)) continue;
+    if (found != -1) return -2;
+    int64_t coefficient = 0;
+    if (!linear_coefficient(index, v, &coefficient) || coefficient != 1) return -2;
+    for (const Axis& a : op.axes) {
+      if (a.var.get() != v && uses_var(index, a.var.get())) return -2;
+    }
+    for (const Axis& r : op.reduce_axes) {
+      if (r.extent != 1 && uses_var(index, r.var.get())) return -2;
+    }
+    found = static_cast<int>(d);
+  }
+  return found;
+}
 
 std::optional<PackedRead> find_packed_read(const TensorNode& op, const State& state) {
   std::optional<PackedRead> found;
@@ -52,7 +84,7 @@ std::optional<PackedRead> find_packed_read(const TensorNode& op, const State& st
           }
         }
         if (uses.size() == 1 && plain && op.axes[uses[0].first].extent >= 2) {
-          found = PackedRead{e->name, uses[0].first, uses[0].second, e->operands.size()};
+          found = PackedRead{{e->name, uses[0].second, e->operands.size()}, uses[0].first, {}};
         }
       }
     }
@@ -60,19 +92,31 @@ std::optional<PackedRead> find_packed_read(const TensorNode& op, const State& st
   };
   visit(op.body);
   if (!found) return found;
-  // Every other operand must be a broadcast along the vector axis: a depthwise or grouped
-  // convolution, whose input channel follows the output channel, would read it by gathers.
   const ExprNode* vector_var = op.axes[found->axis].var.get();
-  bool broadcast = true;
+  bool ok = true;
   std::function<void(const Expr&)> check = [&](const Expr& e) {
-    if (e->kind == ExprKind::kLoad && e->name != found->input) {
-      for (const Expr& index : e->operands) broadcast &= !uses_var(index, vector_var);
+    if (e->kind == ExprKind::kLoad && e->name != found->constant.input) {
+      int d = plain_dimension(e, op, vector_var);
+      if (d == -2) ok = false;
+      bool seen = std::any_of(found->blocked.begin(), found->blocked.end(),
+                              [&](const AxisRead& b) { return b.input == e->name; });
+      if (d >= 0 && !seen) found->blocked.push_back({e->name, static_cast<size_t>(d), e->operands.size()});
     }
     for (const Expr& o : e->operands) check(o);
   };
   check(op.body);
-  if (!broadcast) found.reset();
+  if (!ok) found.reset();
   return found;
+}
+
+// Layout dims that block dimension `dim` of a rank-`rank` stage by `lanes`, the block innermost.
+std::vector<std::string> blocked_dims(size_t rank, size_t dim, int64_t lanes) {
+  std::vector<std::string> dims;
+  for (size_t d = 0; d < rank; ++d) {
+    dims.push_back(d == dim ? std::to_string(d) + "/" + std::to_string(lanes) : std::to_string(d));
+  }
+  dims.push_back(std::to_string(dim) + "%" + std::to_string(lanes));
+  return dims;
 }
 
 // Elementwise stages `op` reads directly (inlined by the sketch prelude).
@@ -114,8 +158,11 @@ StageRule packed_rule(const TensorNode& op, const PackedRead& read, const std::s
   order.push_back(read.axis);
   StageRule rule;
   rule.tag = name + ":packed" + (consumer.empty() ? ":tile_cache" : ":tile_fuse(" + consumer + ")");
+  std::string blocked_names;
+  for (const AxisRead& b : read.blocked) blocked_names += ", " + b.input;
   rule.description = "tile " + name + " SSRSRS with " + axes[read.axis].name +
-                     " as the innermost vector, " + read.input + " packed at load in blocks of it" +
+                     " as the innermost vector, " + read.constant.input + " packed at load in blocks of it" +
+                     (blocked_names.empty() ? "" : blocked_names.substr(1) + " stored in blocks of it") +
                      (consumer.empty() ? ", a cache_write accumulator tile"
                                        : ", computed at the tile of its consumer " + consumer);
   rule.apply = [=](SketchBuilder& b) {
@@ -132,29 +179,41 @@ StageRule packed_rule(const TensorNode& op, const PackedRead& read, const std::s
     size_t parallel = b.add(choice_knob(name + ".parallel", KnobKind::kParallel, parallel_choices));
     size_t unroll = b.add(choice_knob(name + ".unroll", KnobKind::kUnroll, kUnrollSteps));
     size_t copy_order = b.add(choice_knob(name + ".copy_along_vector", KnobKind::kChoice, {1, 0}));
+    // A producer read along the vector axis is stored blocked, so it must be at root; others
+    // may stay inlined.
+    bool producer_blocked = false;
+    for (const AxisRead& r : read.blocked) {
+      producer_blocked |= std::find(producers.begin(), producers.end(), r.input) != producers.end();
+    }
     std::optional<size_t> at_root;
-    if (!producers.empty()) at_root = b.add(choice_knob(name + ".producers_at_root", KnobKind::kChoice, {1, 0}));
+    if (!producers.empty() && !producer_blocked) {
+      at_root = b.add(choice_knob(name + ".producers_at_root", KnobKind::kChoice, {1, 0}));
+    }
     const std::string outer_stage = consumer.empty() ? name : consumer;
     const std::string inner_stage = consumer.empty() ? name + ".local" : name;
     b.emitters.push_back([=](const KnobSpace& ks, const KnobValues& v, std::vector<Step>& steps) {
       auto tile = [&](size_t a) { return ks.value(v, tiles[a]); };
       const int64_t lanes = tile(read.axis)[3];
-      if (at_root && ks.choice(v, *at_root)) {
+      if (producer_blocked || (at_root && ks.choice(v, *at_root))) {
         for (const std::string& p : producers) steps.push_back(ComputeRootStep{p});
       }
       if (consumer.empty()) steps.push_back(CacheWriteStep{name, "local"});
       // The constant, packed at load with the vector's block innermost.
-      steps.push_back(CacheReadStep{read.input, inner_stage, "global"});
-      const std::string packed = read.input + ".local";
-      std::vector<std::string> dims;
-      for (size_t d = 0; d < read.rank; ++d) {
-        dims.push_back(d == read.dim ? std::to_string(d) + "/" + std::to_string(lanes) : std::to_string(d));
-      }
-      if (lanes >= 2) {
-        dims.push_back(std::to_string(read.dim) + "%" + std::to_string(lanes));
-        steps.push_back(LayoutStep{packed, dims});
-      }
+      steps.push_back(CacheReadStep{read.constant.input, inner_stage, "global"});
+      const std::string packed = read.constant.input + ".local";
+      if (lanes >= 2) steps.push_back(LayoutStep{packed, blocked_dims(read.constant.rank, read.constant.dim, lanes)});
       steps.push_back(PackStep{packed});
+      // Inputs read along the vector axis, stored blocked by it in every call (NCHW16c for a
+      // depthwise convolution): a producer at root in place, an input through a copy.
+      for (const AxisRead& r : read.blocked) {
+        if (lanes < 2) break;
+        std::string stage = r.input;
+        if (std::find(producers.begin(), producers.end(), r.input) == producers.end()) {
+          steps.push_back(CacheReadStep{r.input, inner_stage, "global"});
+          stage = r.input + ".local";
+        }
+        steps.push_back(LayoutStep{stage, blocked_dims(r.rank, r.dim, lanes)});
+      }
       // The accumulator tile with the vector axis innermost.
       std::vector<std::string> tile_dims;
       for (size_t a : order) tile_dims.push_back(std::to_string(a));

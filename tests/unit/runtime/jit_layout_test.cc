@@ -1,8 +1,8 @@
 // Layouts and constants packed at load, compiled and compared with the reference: blocked
 // layouts of attached and root stages (dividing and padded blocks), the packed tiling sketch of
-// convolutions (stride 1 and 2, 1x1, fused epilogue; none for grouped and depthwise ones) and
-// dense layers, the packing run once at load rather than in each call, and a hot loop without
-// strided reads.
+// convolutions (stride 1 and 2, 1x1, fused epilogue, depthwise with its input stored NCHW16c;
+// none for grouped ones) and dense layers, the packing run once at load rather than in each
+// call, and hot loops without strided reads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -61,13 +61,16 @@ TEST(JitLayout, PackedSketchOfConvolutions) {
   Conv2dParams depthwise = base;
   depthwise.out_channels = depthwise.groups = 16;
   Conv2dParams pointwise{1, 24, 7, 5, 40, 1, 1};
-  for (const Conv2dParams& p : {base, stride2, pointwise}) {
+  Conv2dParams depthwise_unpadded = depthwise;
+  depthwise_unpadded.pad_h = depthwise_unpadded.pad_w = 0;
+  depthwise_unpadded.stride_h = 2;
+  for (const Conv2dParams& p : {base, stride2, pointwise, depthwise, depthwise_unpadded}) {
     auto dag = conv2d(p);
     ASSERT_TRUE(dag.ok());
     expect_packed_sketches_match(*dag, 4);
   }
-  // Their input channel follows the output channel: a vector of output channels would gather.
-  for (const Conv2dParams& p : {grouped, depthwise}) {
+  // A channel group follows the output channel by a division: a vector of them would gather.
+  for (const Conv2dParams& p : {grouped}) {
     auto dag = conv2d(p);
     ASSERT_TRUE(dag.ok());
     for (const Sketch& s : generate_sketches(*dag)) {
@@ -203,6 +206,26 @@ TEST(JitLayout, PackedConvolutionHotLoopIsUnitStride) {
   auto object = runtime::compile_object(*func, options);
   ASSERT_TRUE(object.ok()) << object.error().message;
   EXPECT_NE(object->llvm_ir.find("<16 x float>"), std::string::npos) << "no 16-lane vector code";
+}
+
+TEST(JitLayout, PackedDepthwiseHotLoopIsUnitStride) {
+  Conv2dParams p{1, 32, 10, 10, 32, 3, 3};
+  p.pad_h = p.pad_w = 1;
+  p.groups = 32;
+  auto dag = conv2d(p);
+  ASSERT_TRUE(dag.ok());
+  const std::vector<Sketch> sketches = generate_sketches(*dag);
+  const Sketch& sketch = packed_sketch(sketches);
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 6; ++i) {
+    KnobValues values = sketch.knobs.sample(rng);
+    auto state = apply_candidate(*dag, sketch, values);
+    ASSERT_TRUE(state.ok()) << state.error().message;
+    auto func = lower(*state, "kernel");
+    ASSERT_TRUE(func.ok()) << func.error().message;
+    // Both the packed weights and the padded input (stored NCHW16c) are contiguous vectors.
+    expect_unit_stride_hot_loop(func->body, "W.local");
+  }
 }
 
 }  // namespace
