@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "runtime/timing.h"
+#include "schedule/sketch_gpu.h"
 #include "schedule/step_json.h"
 
 namespace tessera::env {
@@ -13,7 +14,8 @@ TuningTask::TuningTask(schedule::ComputeDAG dag, TaskOptions options)
 
 Result<std::unique_ptr<TuningTask>> TuningTask::create(schedule::ComputeDAG dag, TaskOptions options) {
   auto task = std::unique_ptr<TuningTask>(new TuningTask(std::move(dag), std::move(options)));
-  task->sketches_ = schedule::generate_sketches(task->dag_);
+  task->sketches_ = task->options_.gpu ? schedule::generate_gpu_sketches(task->dag_)
+                                       : schedule::generate_sketches(task->dag_);
   if (task->sketches_.empty()) return make_error(task->dag_.summary() + ": no sketch applies");
   if (task->options_.measurable && !task->options_.measurer) {
     auto check = runtime::make_measure_task(task->dag_, task->options_.seed);
@@ -57,6 +59,8 @@ std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candi
       auto steps = schedule::steps_to_json(s.steps(c.knobs));
       auto record = runtime::make_record(dag_.workload_key(), dag_.summary(), s.id, steps,
                                          m.result, s.knobs.to_json(c.knobs));
+      record.target = options_.target;
+      record.hardware.gpu = options_.gpu_fingerprint;
       if (auto r = records_->append(record); !r) warnings_.push_back(r.error().message);
     }
     const Measurement& kept = seen_.emplace(c, std::move(m)).first->second;

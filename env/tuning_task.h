@@ -53,6 +53,11 @@ struct TaskOptions {
                              // inputs are prepared; measure() reports every candidate failed)
   // Set: measure through this (e.g. a runtime::ReplaySimulator) instead of the hardware.
   std::shared_ptr<runtime::Measurer> measurer;
+  // The cuda target: GPU sketches (schedule/sketch_gpu.h), a GPU measurer (runtime/cuda/), and
+  // records naming `target` (e.g. "cuda-sm_90") and the GPU in their hardware fingerprint.
+  bool gpu = false;
+  std::string target = "llvm-cpu";
+  std::string gpu_fingerprint;
   // Called after each new measurement has been recorded (e.g. to log the time spent with it).
   std::function<void(const Measurement&)> on_measured;
 };

@@ -14,6 +14,7 @@
 #include "agents/task_allocator.h"
 #include "env/cost_model_registry.h"
 #include "experiments/search_setup.h"
+#include "runtime/cuda/nvrtc.h"
 #include "schedule/ops.h"
 
 namespace tessera::experiments {
@@ -200,11 +201,21 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
   }
 
   if (const YAML::Node t = root["target"]) {
-    if (auto ok = r.only_keys(t, "target", {"kind", "threads"}); !ok) return ok.error();
+    if (auto ok = r.only_keys(t, "target", {"kind", "threads", "arch"}); !ok) return ok.error();
     if (t["kind"]) {
-      std::string kind;
-      TRY_ASSIGN(kind, r.text(t["kind"], "target.kind"));
-      if (kind != "cpu") return r.error(t["kind"], "target.kind", "unknown target '" + kind + "' (expected cpu)");
+      TRY_ASSIGN(c.target_kind, r.text(t["kind"], "target.kind"));
+      if (c.target_kind != "cpu" && c.target_kind != "cuda") {
+        return r.error(t["kind"], "target.kind", "unknown target '" + c.target_kind + "' (expected cpu or cuda)");
+      }
+    }
+    if (t["arch"]) {
+      TRY_ASSIGN(c.cuda_arch, r.text(t["arch"], "target.arch"));
+      if (c.target_kind != "cuda") return r.error(t["arch"], "target.arch", "arch is for kind cuda only");
+      if (!runtime::cuda::is_supported_arch(c.cuda_arch)) {
+        std::string archs;
+        for (const auto& a : runtime::cuda::supported_archs()) archs += (archs.empty() ? "" : ", ") + a;
+        return r.error(t["arch"], "target.arch", "unknown CUDA architecture '" + c.cuda_arch + "' (expected " + archs + ")");
+      }
     }
     if (t["threads"]) TRY_ASSIGN(c.threads, r.integer(t["threads"], "target.threads", 1));
   }
@@ -366,7 +377,9 @@ nlohmann::json resolved_config(const TuneConfig& c) {
   const auto& o = c.measure;
   nlohmann::json out = {{"run_dir", c.run_dir},
           {"seed", c.seed},
-          {"target", {{"kind", "cpu"}, {"threads", c.threads}}},
+          {"target", c.target_kind == "cuda"
+                         ? nlohmann::json{{"kind", "cuda"}, {"arch", c.cuda_arch}, {"threads", c.threads}}
+                         : nlohmann::json{{"kind", "cpu"}, {"threads", c.threads}}},
           {"tasks", tasks},
           {"search", {{"agent", c.search.agent}, {"params", params}}},
           {"proxy", proxy},

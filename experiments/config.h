@@ -54,6 +54,9 @@ struct TuneConfig {
   std::vector<std::string> plugins;
   uint64_t seed = 1;
   int threads = 1;
+  // target: {kind: cpu | cuda, arch: sm_XX}; arch only for cuda (runtime/cuda/nvrtc.h lists them).
+  std::string target_kind = "cpu";
+  std::string cuda_arch = "sm_90";
   std::vector<TaskSpec> tasks;
   // A whole network instead of `tasks`: an ONNX model, its fused tasks tuned together, the
   // `allocator` (agents/task_allocator.h) choosing which task gets each round; the budget is

@@ -5,11 +5,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "env/tuning_task.h"
 #include "experiments/run_outputs.h"
 #include "experiments/search_setup.h"
 #include "experiments/tune_network.h"
+#include "runtime/cuda/driver.h"
+#include "runtime/cuda/gpu_measurer.h"
 #include "runtime/records.h"
 
 namespace tessera::experiments {
@@ -84,16 +87,36 @@ void print_result(const std::string& name, const nlohmann::json& entry) {
 }  // namespace
 
 Result<std::vector<runtime::MeasureRecord>> read_resumable_records(const std::string& path,
-                                                                   std::vector<std::string>* warnings) {
+                                                                   std::vector<std::string>* warnings,
+                                                                   const runtime::HardwareFingerprint* measured_on) {
   if (!fs::exists(path)) return std::vector<runtime::MeasureRecord>{};
   auto file = runtime::read_records(path);
   if (!file) return file.error();
-  if (auto here = runtime::check_measured_here(file->records, path); !here) return here.error();
+  if (auto here = runtime::check_measured_here(file->records, path, measured_on); !here) return here.error();
   *warnings = std::move(file->warnings);
   return std::move(file->records);
 }
 
 int run_tune(const TuneConfig& config) {
+  // The cuda target measures on a GPU: without one, say so in one line and change nothing.
+  std::optional<runtime::HardwareFingerprint> gpu_fingerprint;
+  std::optional<runtime::cuda::GpuInfo> gpu;
+  if (config.target_kind == "cuda") {
+    auto probed = runtime::cuda::probe_gpu();
+    if (!probed) {
+      std::fprintf(stderr, "tessera tune: target cuda (%s) needs a GPU and this machine has none: %s\n",
+                   config.cuda_arch.c_str(), probed.error().message.c_str());
+      return 1;
+    }
+    if (!config.network.empty()) {
+      std::fprintf(stderr, "tessera tune: network tuning runs on cpu only for now (target.kind cuda)\n");
+      return 1;
+    }
+    gpu = *probed;
+    gpu_fingerprint = runtime::host_fingerprint();
+    gpu_fingerprint->gpu = gpu->name + "|" + std::to_string(gpu->sm_count) + "|" + gpu->arch() + "|" +
+                           std::to_string(gpu->driver_version);
+  }
   if (!config.network.empty()) return run_tune_network(config);
   std::error_code ec;
   fs::create_directories(config.run_dir, ec);
@@ -109,7 +132,7 @@ int run_tune(const TuneConfig& config) {
   // Earlier records are read and checked before anything is written: a run directory that
   // cannot be resumed here is left exactly as it was.
   std::vector<std::string> record_warnings;
-  auto resumable = read_resumable_records(records_path, &record_warnings);
+  auto resumable = read_resumable_records(records_path, &record_warnings, gpu_fingerprint ? &*gpu_fingerprint : nullptr);
   if (!resumable) {
     std::fprintf(stderr, "tessera tune: %s\n", resumable.error().message.c_str());
     return 1;
@@ -156,6 +179,15 @@ int run_tune(const TuneConfig& config) {
     options.build.timeout_s = config.measure.compile_timeout_s;
     options.records_path = records_path;
     options.seed = config.seed;
+    if (gpu) {
+      runtime::cuda::CudaBuildOptions build;
+      build.arch = config.cuda_arch;
+      build.timeout_s = config.measure.compile_timeout_s;
+      options.gpu = true;
+      options.target = "cuda-" + config.cuda_arch;
+      options.gpu_fingerprint = gpu_fingerprint->gpu;
+      options.measurer = std::make_shared<runtime::cuda::GpuMeasurer>(build, config.measure, config.seed);
+    }
     auto task = dag ? env::TuningTask::create(*dag, options) : Result<std::unique_ptr<env::TuningTask>>(dag.error());
     if (!task) {
       log.say("tessera tune: task '" + spec.name + "': " + task.error().message);

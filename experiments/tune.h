@@ -24,8 +24,10 @@ int run_tune(const TuneConfig& config);
 
 // The records of a run directory to resume from (none when the file is missing), refused
 // when any was measured on another machine (runtime::check_measured_here); bad lines become
-// `warnings`. Reads only: a refused run directory is left as it was.
-Result<std::vector<runtime::MeasureRecord>> read_resumable_records(const std::string& path,
-                                                                   std::vector<std::string>* warnings);
+// `warnings`. Reads only: a refused run directory is left as it was. `measured_on`: the
+// fingerprint this run measures with (a GPU run's); null: this host's CPU.
+Result<std::vector<runtime::MeasureRecord>> read_resumable_records(
+    const std::string& path, std::vector<std::string>* warnings,
+    const runtime::HardwareFingerprint* measured_on = nullptr);
 
 }  // namespace tessera::experiments

@@ -14,6 +14,9 @@ struct HardwareFingerprint {
   std::string isa_flags;     // vector ISA features present, e.g. "avx2 avx512f fma"
   int cores = 0;             // cores usable by this process
   std::string llvm_version;  // e.g. "19.1.7"
+  // Measurements on a GPU (cuda target): "NAME|SMs|sm_XY|driver", e.g. "NVIDIA H100|132|sm_90|13000";
+  // empty on CPU (and then left out of the id and JSON, so CPU fingerprints are unchanged).
+  std::string gpu;
   std::string id() const;    // short stable hash of all of the above
 };
 

@@ -192,8 +192,9 @@ std::string describe(const HardwareFingerprint& f) {
 
 }  // namespace
 
-Result<void> check_measured_here(const std::vector<MeasureRecord>& records, const std::string& path) {
-  const HardwareFingerprint& here = host_fingerprint();
+Result<void> check_measured_here(const std::vector<MeasureRecord>& records, const std::string& path,
+                                 const HardwareFingerprint* measured_on) {
+  const HardwareFingerprint& here = measured_on ? *measured_on : host_fingerprint();
   const std::string here_id = here.id();
   size_t foreign = 0;
   const MeasureRecord* example = nullptr;

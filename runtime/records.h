@@ -78,6 +78,8 @@ Result<RecordFile> read_records(const std::string& path);
 // another machine's would pose as its timings. An Error (naming `path`, both fingerprints and
 // what to do instead) when any record was measured elsewhere. Reading other machines' records
 // on purpose (proxy pre-training with `tessera proxy-eval --save`, transfer) skips this check.
-Result<void> check_measured_here(const std::vector<MeasureRecord>& records, const std::string& path);
+// `measured_on`: the fingerprint a run measures with (a GPU run's); null: this host's CPU.
+Result<void> check_measured_here(const std::vector<MeasureRecord>& records, const std::string& path,
+                                 const HardwareFingerprint* measured_on = nullptr);
 
 }  // namespace tessera::runtime

@@ -28,9 +28,10 @@ const char* to_string(StorageScope scope) {
   return "?";
 }
 
-Stmt make_for(Expr loop_var, int64_t extent, ForKind kind, Stmt body) {
+Stmt make_for(Expr loop_var, int64_t extent, ForKind kind, Stmt body, int gpu_dim) {
   auto n = std::make_shared<StmtNode>();
   n->kind = StmtKind::kFor;
+  n->gpu_dim = gpu_dim;
   n->loop_var = std::move(loop_var);
   n->extent = extent;
   n->for_kind = kind;
@@ -99,7 +100,9 @@ void print(std::ostream& os, const Stmt& s, int indent, const VarNames& names) {
   std::string pad(static_cast<size_t>(indent) * 2, ' ');
   switch (s->kind) {
     case StmtKind::kFor:
-      os << pad << to_string(s->for_kind) << " (" << to_string(s->loop_var, names) << ", 0, " << s->extent
+      os << pad << to_string(s->for_kind);
+      if (s->for_kind == ForKind::kGpuBlock || s->for_kind == ForKind::kGpuThread) os << "." << "xyz"[s->gpu_dim];
+      os << " (" << to_string(s->loop_var, names) << ", 0, " << s->extent
          << ") {\n";
       print(os, s->body, indent + 1, names);
       os << pad << "}\n";

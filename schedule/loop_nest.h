@@ -1,9 +1,10 @@
 // LoopNest IR: the imperative program a schedule lowers to.
 //
-// Statements are For (serial, parallel, vectorized, unrolled; GPU block/thread kinds are
-// reserved), Store (one element of a buffer at a flattened index), Allocate (an intermediate
-// buffer with a storage scope, live for its body), IfThenElse and Seq. Expressions are those of
-// expr.h with exact integer index arithmetic; every Load and Store has one flattened index.
+// Statements are For (serial, parallel, vectorized, unrolled, GPU block / thread: a loop bound
+// to blockIdx / threadIdx dimension `gpu_dim`), Store (one element of a buffer at a flattened
+// index), Allocate (an intermediate buffer with a storage scope, live for its body), IfThenElse
+// and Seq. Expressions are those of expr.h with exact integer index arithmetic; every Load and
+// Store has one flattened index.
 // Codegen (runtime/), program features and analyses all read this one IR.
 #pragma once
 
@@ -33,6 +34,7 @@ struct StmtNode {
   Expr loop_var;
   int64_t extent = 0;
   ForKind for_kind = ForKind::kSerial;
+  int gpu_dim = 0;  // kGpuBlock / kGpuThread: 0, 1, 2 for x, y, z
   // kStore: buffer[index] = value.  kAllocate: buffer of `size` elements of `dtype`.
   std::string buffer;
   Expr index;
@@ -48,7 +50,7 @@ struct StmtNode {
   std::vector<Stmt> children;
 };
 
-Stmt make_for(Expr loop_var, int64_t extent, ForKind kind, Stmt body);
+Stmt make_for(Expr loop_var, int64_t extent, ForKind kind, Stmt body, int gpu_dim = 0);
 Stmt make_store(std::string buffer, Expr index, Expr value);
 Stmt make_allocate(std::string buffer, int64_t size, DType dtype, StorageScope scope, Stmt body);
 Stmt make_if(Expr condition, Stmt then_case, Stmt else_case = nullptr);

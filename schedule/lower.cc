@@ -44,8 +44,13 @@ class Lowerer {
       body = make_allocate(it->op->name, storage_elements(*it), it->op->dtype,
                            StorageScope::kGlobal, body);
     }
-    // A guard-free main body for vector loops whose split does not divide (partition.h).
-    func.body = partition_vector_guards(body, ranges_);
+    // A guard-free main body for vector loops whose split does not divide (partition.h); GPU
+    // programs are left as they are (their loops are threads, not iterations to split).
+    bool gpu = false;
+    visit(body, [&](const StmtNode& n) {
+      gpu |= n.kind == StmtKind::kFor && (n.for_kind == ForKind::kGpuBlock || n.for_kind == ForKind::kGpuThread);
+    });
+    func.body = gpu ? body : partition_vector_guards(body, ranges_);
     if (!pack_nests.empty()) func.pack_body = partition_vector_guards(make_seq(std::move(pack_nests)), ranges_);
     if (!error_.empty()) return make_error(error_);
     return func;
@@ -135,7 +140,7 @@ class Lowerer {
           steps_inside <= s.auto_unroll_max_step) {
         kind = ForKind::kUnrolled;
       }
-      nest = make_for(l.var, l.extent, kind, nest);
+      nest = make_for(l.var, l.extent, kind, nest, gpu_dim(l.annotation));
     }
     return nest;
   }
@@ -146,6 +151,9 @@ class Lowerer {
       case Annotation::kVectorize: return ForKind::kVectorized;
       case Annotation::kUnroll: return ForKind::kUnrolled;
       case Annotation::kNone: break;
+      default:
+        if (is_gpu_block(a)) return ForKind::kGpuBlock;
+        if (is_gpu_thread(a)) return ForKind::kGpuThread;
     }
     return ForKind::kSerial;
   }

@@ -11,6 +11,12 @@ const char* to_string(Annotation a) {
     case Annotation::kParallel: return "parallel";
     case Annotation::kVectorize: return "vectorize";
     case Annotation::kUnroll: return "unroll";
+    case Annotation::kBlockX: return "blockIdx.x";
+    case Annotation::kBlockY: return "blockIdx.y";
+    case Annotation::kBlockZ: return "blockIdx.z";
+    case Annotation::kThreadX: return "threadIdx.x";
+    case Annotation::kThreadY: return "threadIdx.y";
+    case Annotation::kThreadZ: return "threadIdx.z";
   }
   return "?";
 }

@@ -26,9 +26,19 @@ namespace tessera::schedule {
 
 enum class IterKind : uint8_t { kSpatial, kReduce };
 
-// Loop annotations. GPU bindings will join this list (block / thread axes).
-enum class Annotation : uint8_t { kNone, kParallel, kVectorize, kUnroll };
-const char* to_string(Annotation a);
+// Loop annotations: CPU kinds, then GPU bindings (BindStep) to blockIdx / threadIdx x, y, z.
+enum class Annotation : uint8_t {
+  kNone, kParallel, kVectorize, kUnroll,
+  kBlockX, kBlockY, kBlockZ, kThreadX, kThreadY, kThreadZ,
+};
+const char* to_string(Annotation a);  // "parallel", ..., "blockIdx.x", "threadIdx.z"
+inline bool is_gpu_block(Annotation a) { return a >= Annotation::kBlockX && a <= Annotation::kBlockZ; }
+inline bool is_gpu_thread(Annotation a) { return a >= Annotation::kThreadX && a <= Annotation::kThreadZ; }
+// 0, 1, 2 for the x, y, z of a GPU binding.
+inline int gpu_dim(Annotation a) {
+  return is_gpu_block(a) ? static_cast<int>(a) - static_cast<int>(Annotation::kBlockX)
+                         : static_cast<int>(a) - static_cast<int>(Annotation::kThreadX);
+}
 
 struct Loop {
   std::string name;

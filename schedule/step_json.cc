@@ -38,8 +38,10 @@ json step_to_json(const Step& step) {
           return {{"step", "rfactor"}, {"stage", s.stage}, {"loop", s.loop}};
         } else if constexpr (std::is_same_v<T, LayoutStep>) {
           return {{"step", "layout"}, {"stage", s.stage}, {"dims", s.dims}};
-        } else {
+        } else if constexpr (std::is_same_v<T, PackStep>) {
           return {{"step", "pack"}, {"stage", s.stage}};
+        } else {
+          return {{"step", "bind"}, {"stage", s.stage}, {"loop", s.loop}, {"thread", s.thread}};
         }
       },
       step);
@@ -197,9 +199,15 @@ Result<Step> step_from_json(const json& j) {
     TESSERA_TRY(stage, f.string("stage"));
     return finish(f, PackStep{stage});
   }
+  if (kind == "bind") {
+    TESSERA_TRY(stage, f.string("stage"));
+    TESSERA_TRY(loop, f.string("loop"));
+    TESSERA_TRY(thread, f.string("thread"));
+    return finish(f, BindStep{stage, loop, thread});
+  }
   return make_error("unknown step kind '" + kind +
                     "' (expected split, reorder, fuse, annotate, compute_inline, auto_unroll, "
-                    "compute_at, compute_root, cache_write, cache_read, rfactor, layout, pack)");
+                    "compute_at, compute_root, cache_write, cache_read, rfactor, layout, pack, bind)");
 }
 
 #undef TESSERA_TRY

@@ -259,9 +259,60 @@ Result<void> apply(const AnnotateStep& step, State& state) {
                           " (at most " + std::to_string(kMaxUnrollExtent) + "; split it first)");
       }
       break;
-    case Annotation::kNone: break;
+    default: break;
   }
   loop.annotation = *annotation;
+  return {};
+}
+
+Result<Annotation> parse_binding(const std::string& text) {
+  static const char* names[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z",
+                                "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  for (int i = 0; i < 6; ++i) {
+    if (text == names[i]) return static_cast<Annotation>(static_cast<int>(Annotation::kBlockX) + i);
+  }
+  return make_error("unknown GPU binding '" + text +
+                    "' (expected blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y or threadIdx.z)");
+}
+
+Result<void> apply(const BindStep& step, State& state) {
+  auto binding = parse_binding(step.thread);
+  if (!binding) return binding.error();
+  auto stage = find_stage(state, step.stage);
+  if (!stage) return stage.error();
+  auto index = find_loop(state, *stage, step.loop);
+  if (!index) return index.error();
+  StageState& s = state.mutable_stage(*stage);
+  Loop& loop = s.loops[*index];
+  const std::string what = "cannot bind loop '" + loop.name + "' of stage '" + step.stage + "' to " + step.thread;
+  if (loop.annotation != Annotation::kNone) {
+    return make_error(what + ": it is already marked " + to_string(loop.annotation));
+  }
+  if (loop.kind == IterKind::kReduce) {
+    return make_error(what + ": it is a reduction loop, and its " +
+                      (is_gpu_thread(*binding) ? "threads" : "blocks") +
+                      " would accumulate into the same output without a cross-thread reduction");
+  }
+  int64_t threads = is_gpu_thread(*binding) ? loop.extent : 1;
+  for (const Loop& l : s.loops) {
+    if (l.annotation == *binding) {
+      return make_error(what + ": loop '" + l.name + "' is already bound to it");
+    }
+    if (is_gpu_thread(l.annotation)) threads *= l.extent;
+  }
+  if (threads > kMaxGpuThreads) {
+    return make_error(what + ": the stage would run " + std::to_string(threads) +
+                      " threads per block, more than " + std::to_string(kMaxGpuThreads) + " (split it first)");
+  }
+  const int64_t limit = *binding == Annotation::kThreadZ ? kMaxGpuThreadsZ
+                        : *binding == Annotation::kBlockX ? kMaxGpuGridX
+                        : is_gpu_block(*binding)          ? kMaxGpuGridYZ
+                                                          : kMaxGpuThreads;
+  if (loop.extent > limit) {
+    return make_error(what + ": its extent " + std::to_string(loop.extent) + " is more than " +
+                      step.thread + " allows (" + std::to_string(limit) + ")");
+  }
+  loop.annotation = *binding;
   return {};
 }
 
@@ -350,8 +401,10 @@ std::string describe_step(const Step& step) {
           os << "rfactor " << s.stage << " at " << s.loop;
         } else if constexpr (std::is_same_v<T, LayoutStep>) {
           os << "layout " << s.stage << " as [" << join(s.dims) << "]";
-        } else {
+        } else if constexpr (std::is_same_v<T, PackStep>) {
           os << "pack " << s.stage << " at load";
+        } else {
+          os << "bind " << s.stage << "." << s.loop << " to " << s.thread;
         }
       },
       step);

@@ -71,8 +71,10 @@ struct CacheWriteStep {
   std::string stage;
   std::string scope = "local";
 };
-// Adds stage "<stage>.<consumer>" holding a copy of `stage` that `consumer` reads instead; with
-// compute_at, a packed tile of an input.
+// Adds stage "<stage>.local" ("<stage>.shared" for scope shared) holding a copy of `stage` that
+// `consumer` reads instead; with compute_at, a packed tile of an input. Scope "shared" (GPU):
+// the copy is shared by the threads of a block, filled by them together (bind its loops to
+// threadIdx) between two barriers, at a loop outside the consumer's thread loops.
 struct CacheReadStep {
   std::string stage, consumer;
   std::string scope = "local";
@@ -102,9 +104,20 @@ struct PackStep {
   std::string stage;
 };
 
+// Binds a spatial loop to a GPU grid or block dimension: `thread` is "blockIdx.x|y|z" or
+// "threadIdx.x|y|z". Each iteration runs on its own block (thread); a kernel's grid and block
+// sizes are the extents of its bound loops. Refused: a reduction loop (its threads would
+// accumulate into one output with no cross-thread reduction), a dimension the stage already
+// binds, more than kMaxGpuThreads threads per block over the stage's thread loops, more than
+// the dimension allows (threadIdx.z: 64; blockIdx.y, z: 65535).
+struct BindStep {
+  std::string stage, loop;
+  std::string thread;
+};
+
 using Step = std::variant<SplitStep, ReorderStep, FuseStep, AnnotateStep, ComputeInlineStep,
                           AutoUnrollStep, ComputeAtStep, ComputeRootStep, CacheWriteStep,
-                          CacheReadStep, RFactorStep, LayoutStep, PackStep>;
+                          CacheReadStep, RFactorStep, LayoutStep, PackStep, BindStep>;
 
 // Checks `step` against `state` and applies it (State::apply is the public entry point).
 Result<void> apply_step(const Step& step, State& state);
@@ -115,5 +128,10 @@ std::string describe_step(const Step& step);
 // Limits that keep generated code sane.
 inline constexpr int64_t kMaxVectorLanes = 64;
 inline constexpr int64_t kMaxUnrollExtent = 512;
+// CUDA's limits on every GPU since compute capability 2.0.
+inline constexpr int64_t kMaxGpuThreads = 1024;        // per block, all dimensions together
+inline constexpr int64_t kMaxGpuThreadsZ = 64;
+inline constexpr int64_t kMaxGpuGridYZ = 65535;
+inline constexpr int64_t kMaxGpuGridX = 2147483647;
 
 }  // namespace tessera::schedule

@@ -22,7 +22,8 @@ std::vector<Expr> vars_of(const std::vector<Axis>& axes) {
 Result<StorageScope> parse_scope(const std::string& text) {
   if (text == "local") return StorageScope::kLocal;
   if (text == "global") return StorageScope::kGlobal;
-  return make_error("unknown storage scope '" + text + "' (expected local or global)");
+  if (text == "shared") return StorageScope::kShared;
+  return make_error("unknown storage scope '" + text + "' (expected local, shared or global)");
 }
 
 std::string unique_stage_name(const State& state, const std::string& wanted) {
@@ -195,7 +196,7 @@ Result<void> apply_cache_read(const CacheReadStep& step, State& state) {
   }
 
   TensorNode copy;
-  copy.name = unique_stage_name(state, step.stage + ".local");
+  copy.name = unique_stage_name(state, step.stage + (*scope == StorageScope::kShared ? ".shared" : ".local"));
   copy.shape = read->shape;
   copy.dtype = read->dtype;
   copy.is_placeholder = false;

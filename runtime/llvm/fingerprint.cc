@@ -49,7 +49,7 @@ std::string HardwareFingerprint::id() const {
   std::snprintf(hex, sizeof hex, "%016llx",
                 static_cast<unsigned long long>(schedule::fnv1a64(
                     cpu_model + "|" + llvm_cpu + "|" + isa_flags + "|" + std::to_string(cores) +
-                    "|" + llvm_version)));
+                    "|" + llvm_version + (gpu.empty() ? "" : "|" + gpu))));
   return hex;
 }
 
@@ -68,8 +68,10 @@ const HardwareFingerprint& host_fingerprint() {
 }
 
 nlohmann::json to_json(const HardwareFingerprint& f) {
-  return {{"cpu_model", f.cpu_model}, {"llvm_cpu", f.llvm_cpu}, {"isa_flags", f.isa_flags},
-          {"cores", f.cores},         {"llvm_version", f.llvm_version}, {"id", f.id()}};
+  nlohmann::json j = {{"cpu_model", f.cpu_model}, {"llvm_cpu", f.llvm_cpu}, {"isa_flags", f.isa_flags},
+                      {"cores", f.cores},         {"llvm_version", f.llvm_version}, {"id", f.id()}};
+  if (!f.gpu.empty()) j["gpu"] = f.gpu;
+  return j;
 }
 
 HardwareFingerprint fingerprint_from_json(const nlohmann::json& j) {
@@ -78,6 +80,7 @@ HardwareFingerprint fingerprint_from_json(const nlohmann::json& j) {
   f.llvm_cpu = j.value("llvm_cpu", "");
   f.isa_flags = j.value("isa_flags", "");
   f.cores = j.value("cores", 0);
+  f.gpu = j.value("gpu", "");
   f.llvm_version = j.value("llvm_version", "");
   return f;
 }

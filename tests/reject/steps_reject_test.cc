@@ -145,8 +145,8 @@ std::vector<RejectCase> cases() {
       {"ComputeRootAtRoot", dense_4x8, {}, ComputeRootStep{"dense"},
        "stage 'dense' is already computed at root"},
       // cache_write, cache_read, rfactor.
-      {"CacheWriteUnknownScope", mm64, {}, CacheWriteStep{"C", "shared"},
-       "unknown storage scope 'shared' (expected local or global)"},
+      {"CacheWriteUnknownScope", mm64, {}, CacheWriteStep{"C", "texture"},
+       "unknown storage scope 'texture' (expected local, shared or global)"},
       {"CacheWriteTransformedStage", mm64, {SplitStep{"C", "i", {8}}}, CacheWriteStep{"C", "local"},
        "cannot cache_write: the loops of stage 'C' were already transformed"},
       {"CacheWriteAttachedStage", dense_4x8, {ComputeAtStep{"dense", "Y", "i"}},
@@ -201,6 +201,24 @@ std::vector<RejectCase> cases() {
        CacheReadStep{"W", "W.local", "local"},
        "stage 'W.local' is packed at load and would then read 'W.local_1', which is computed in every call"},
       {"PackAnOutput", dense_4x8, {}, PackStep{"Y"}, "cannot pack stage 'Y': it is an output of the DAG"},
+      // GPU bindings (bind): spatial loops only, each dimension once, within CUDA's limits.
+      {"BindUnknownDimension", mm64, {}, BindStep{"C", "i", "threadIdx.w"},
+       "unknown GPU binding 'threadIdx.w'"},
+      {"BindReductionToThreads", mm64, {}, BindStep{"C", "r0", "threadIdx.x"},
+       "cannot bind loop 'r0' of stage 'C' to threadIdx.x: it is a reduction loop, and its threads "
+       "would accumulate into the same output without a cross-thread reduction"},
+      {"BindReductionToBlocks", mm64, {}, BindStep{"C", "r0", "blockIdx.x"},
+       "its blocks would accumulate into the same output"},
+      {"BindTooManyThreads", mm64, {BindStep{"C", "i", "threadIdx.y"}}, BindStep{"C", "j", "threadIdx.x"},
+       "the stage would run 4096 threads per block, more than 1024 (split it first)"},
+      {"BindDimensionTwice", mm64, {SplitStep{"C", "i", {8}}, BindStep{"C", "i.0", "blockIdx.x"}},
+       BindStep{"C", "i.1", "blockIdx.x"}, "loop 'i.0' is already bound to it"},
+      {"BindThreadZPastItsLimit", [] { return matmul(128, 4, 4); }, {}, BindStep{"C", "i", "threadIdx.z"},
+       "its extent 128 is more than threadIdx.z allows (64)"},
+      {"BindAnAnnotatedLoop", mm64, {AnnotateStep{"C", "i", "parallel"}}, BindStep{"C", "i", "blockIdx.x"},
+       "cannot bind loop 'i' of stage 'C' to blockIdx.x: it is already marked parallel"},
+      {"SplitABoundLoop", mm64, {BindStep{"C", "i", "blockIdx.x"}}, SplitStep{"C", "i", {8}},
+       "loop 'i' is already marked blockIdx.x; split it before annotating"},
   };
 }
 

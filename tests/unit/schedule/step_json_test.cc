@@ -32,6 +32,7 @@ std::vector<Step> one_of_each() {
       RFactorStep{"C", "r0.1"},
       LayoutStep{"W.local", {"0/16", "1", "2", "3", "0%16"}},
       PackStep{"W.local"},
+      BindStep{"C", "i.0", "blockIdx.x"},
   };
 }
 
@@ -79,6 +80,8 @@ TEST(StepJsonTest, DocumentedShapeOfEachKind) {
             json::parse(R"({"step":"layout","stage":"W.local","dims":["0/16","1","0%16"]})"));
   EXPECT_EQ(step_to_json(PackStep{"W.local"}),
             json::parse(R"({"step":"pack","stage":"W.local"})"));
+  EXPECT_EQ(step_to_json(BindStep{"C", "i.1", "threadIdx.x"}),
+            json::parse(R"({"step":"bind","stage":"C","loop":"i.1","thread":"threadIdx.x"})"));
 }
 
 TEST(StepJsonTest, ParsedFieldsAreThoseOfTheJson) {
@@ -164,7 +167,7 @@ TEST(StepJsonTest, UnknownKindAndNonObjectsAreRefused) {
   expect_contains(parse_error(R"({"step":"tile","stage":"C"})"),
                   "unknown step kind 'tile' (expected split, reorder, fuse, annotate, "
                   "compute_inline, auto_unroll, compute_at, compute_root, cache_write, "
-                  "cache_read, rfactor, layout, pack)");
+                  "cache_read, rfactor, layout, pack, bind)");
   expect_contains(parse_error(R"([1,2])"), "a step must be a JSON object, got [1,2]");
   expect_contains(parse_error(R"("split")"), "a step must be a JSON object");
   expect_contains(parse_error(R"({"stage":"C"})"), "a step needs a string field 'step'");
