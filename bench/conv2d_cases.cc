@@ -70,7 +70,12 @@ nlohmann::json compare_with_onednn(const schedule::Conv2dParams& p, const schedu
   dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   dnnl::stream stream(engine);
   memory::dims src_dims{p.batch, p.in_channels, p.height, p.width};
-  memory::dims wei_dims{p.out_channels, p.in_channels, p.kernel_h, p.kernel_w};
+  // Grouped (and depthwise) weights: oneDNN's goihw, the same bytes as Tessera's OIHW with
+  // C/groups input channels per output channel.
+  const bool grouped = p.groups > 1;
+  memory::dims wei_dims = grouped ? memory::dims{p.groups, p.out_channels / p.groups, p.in_channels / p.groups,
+                                                 p.kernel_h, p.kernel_w}
+                                  : memory::dims{p.out_channels, p.in_channels, p.kernel_h, p.kernel_w};
   memory::dims bias_dims{p.out_channels};
   memory::dims dst_dims{p.batch, p.out_channels, oh, ow};
   dnnl::convolution_forward::desc desc(
@@ -88,7 +93,8 @@ nlohmann::json compare_with_onednn(const schedule::Conv2dParams& p, const schedu
   const bool nchw = p.layout == schedule::Layout::kNCHW;
   const tag data_tag = nchw ? tag::nchw : tag::nhwc;
   memory user_src({src_dims, dt::f32, data_tag}, engine, x.data());
-  memory user_wei({wei_dims, dt::f32, nchw ? tag::oihw : tag::hwio}, engine, w.data());
+  memory user_wei({wei_dims, dt::f32, grouped ? (nchw ? tag::goihw : tag::hwigo) : (nchw ? tag::oihw : tag::hwio)},
+                  engine, w.data());
   memory bias_mem({bias_dims, dt::f32, tag::x}, engine, bias.data());
   memory src(pd.src_desc(), engine), wei(pd.weights_desc(), engine), dst(pd.dst_desc(), engine);
   dnnl::reorder(user_src, src).execute(stream, user_src, src);

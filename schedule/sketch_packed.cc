@@ -162,7 +162,7 @@ StageRule packed_rule(const TensorNode& op, const PackedRead& read, const std::s
   for (const AxisRead& b : read.blocked) blocked_names += ", " + b.input;
   rule.description = "tile " + name + " SSRSRS with " + axes[read.axis].name +
                      " as the innermost vector, " + read.constant.input + " packed at load in blocks of it" +
-                     (blocked_names.empty() ? "" : blocked_names.substr(1) + " stored in blocks of it") +
+                     (blocked_names.empty() ? "" : blocked_names + " stored in blocks of it in the call") +
                      (consumer.empty() ? ", a cache_write accumulator tile"
                                        : ", computed at the tile of its consumer " + consumer);
   rule.apply = [=](SketchBuilder& b) {
