@@ -17,6 +17,7 @@
 
 #include "jit_test_util.h"
 #include "op_cases.h"
+#include "shrink_steps.h"
 #include "runtime/cuda/builder.h"
 #include "schedule/sketch_gpu.h"
 
@@ -48,22 +49,6 @@ std::vector<OpCase> gpu_cases() {
 bool nvrtc_refuses(const ComputeDAG& dag, const std::vector<Step>& steps) {
   auto built = runtime::cuda::build_cuda({&dag, steps});
   return built.failed_at == BuildPhase::kNvrtc || built.failed_at == BuildPhase::kCodegen;
-}
-
-// Drops steps, last first, while the schedule still applies and NVRTC still refuses it.
-std::vector<Step> shrink(const ComputeDAG& dag, std::vector<Step> steps) {
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (size_t i = steps.size(); i-- > 0;) {
-      std::vector<Step> fewer = steps;
-      fewer.erase(fewer.begin() + static_cast<long>(i));
-      if (State(dag).apply_all(fewer).ok() && nvrtc_refuses(dag, fewer)) {
-        steps = std::move(fewer);
-        progress = true;
-      }
-    }
-  }
-  return steps;
 }
 
 // The same loop nest with GPU loops serial and shared buffers local: what CUDA must compute.
@@ -142,7 +127,9 @@ TEST_P(GpuCompileFuzz, SampledCandidatesCompileThroughNvrtc) {
       }
       ++nvrtc_failures;
       std::vector<Step> minimal = r.failed_at == BuildPhase::kNvrtc || r.failed_at == BuildPhase::kCodegen
-                                      ? shrink(*dag, batch[i]) : batch[i];
+                                      ? shrink_steps(*dag, batch[i],
+                                                     [&](const std::vector<Step>& steps) { return nvrtc_refuses(*dag, steps); })
+                                      : batch[i];
       auto again = runtime::cuda::build_cuda({&*dag, minimal});
       ADD_FAILURE() << GetParam().label << " (" << dag->summary() << "): candidate " << labels[i]
                     << " refused at " << runtime::cuda::to_string(r.failed_at) << ": " << r.message

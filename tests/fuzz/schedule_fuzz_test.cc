@@ -15,6 +15,7 @@
 #include "jit_test_util.h"
 #include "op_cases.h"
 #include "random_steps.h"
+#include "shrink_steps.h"
 
 namespace tessera::testing {
 namespace {
@@ -26,27 +27,6 @@ constexpr int kShards = 8;
 int64_t env_or(const char* name, int64_t fallback) {
   const char* text = std::getenv(name);
   return text ? std::strtoll(text, nullptr, 10) : fallback;
-}
-
-bool applies(const ComputeDAG& dag, const std::vector<Step>& steps) {
-  State state(dag);
-  return state.apply_all(steps).ok();
-}
-
-// Drops steps, last first, while the schedule still applies and still fails.
-std::vector<Step> shrink(const ComputeDAG& dag, std::vector<Step> steps) {
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (size_t i = steps.size(); i-- > 0;) {
-      std::vector<Step> fewer = steps;
-      fewer.erase(fewer.begin() + static_cast<long>(i));
-      if (applies(dag, fewer) && !MatchesReference(dag, fewer)) {
-        steps = std::move(fewer);
-        progress = true;
-      }
-    }
-  }
-  return steps;
 }
 
 class ScheduleFuzz : public ::testing::TestWithParam<int> {};
@@ -82,7 +62,9 @@ TEST_P(ScheduleFuzz, RandomSchedulesMatchTheReference) {
     ++checked;
     if (!result) {
       ++failures;
-      std::vector<Step> minimal = shrink(*dag, schedule.steps);
+      std::vector<Step> minimal = shrink_steps(*dag, schedule.steps, [&](const std::vector<Step>& steps) {
+        return !MatchesReference(*dag, steps);
+      });
       ADD_FAILURE() << "schedule " << g << " (seed " << seed << ") fails.\nreproducer:\n  op: "
                     << dag->summary() << "\n  steps: " << steps_to_json(minimal).dump()
                     << "\n" << MatchesReference(*dag, minimal).message();
