@@ -35,6 +35,29 @@ std::string fused_name(const std::vector<std::string>& loops) {
   return name;
 }
 
+void emit_inner_tile(std::vector<Step>& steps, const std::string& stage, const std::vector<std::string>& spatial,
+                     const std::vector<int64_t>& inner, const std::vector<std::string>& reductions,
+                     const std::vector<int64_t>& reduce_inner, bool vectorize, int64_t unroll) {
+  std::vector<std::string> r0, s0, r1, s1;
+  for (size_t a = 0; a < spatial.size(); ++a) {
+    steps.push_back(SplitStep{stage, spatial[a], {inner[a]}});
+    s0.push_back(spatial[a] + ".0");
+    s1.push_back(spatial[a] + ".1");
+  }
+  for (size_t r = 0; r < reductions.size(); ++r) {
+    steps.push_back(SplitStep{stage, reductions[r], {reduce_inner[r]}});
+    r0.push_back(reductions[r] + ".0");
+    r1.push_back(reductions[r] + ".1");
+  }
+  std::vector<std::string> order = r0;
+  order.insert(order.end(), s0.begin(), s0.end());
+  order.insert(order.end(), r1.begin(), r1.end());
+  order.insert(order.end(), s1.begin(), s1.end());
+  steps.push_back(ReorderStep{stage, order});
+  if (vectorize) steps.push_back(AnnotateStep{stage, s1.back(), "vectorize"});
+  if (unroll > 0) steps.push_back(AutoUnrollStep{stage, unroll});
+}
+
 }  // namespace detail
 
 namespace {
@@ -119,24 +142,18 @@ StageRule tile_rule(const TensorNode& op, const std::string& consumer, bool cach
           steps.push_back(AnnotateStep{outer_stage, level2.back(), "vectorize"});
         }
         // Inside the tile: R S R S over the region.
-        std::vector<std::string> r0, s0, r1, s1;
+        std::vector<std::string> spatial, reductions;
+        std::vector<int64_t> inner, reduce_inner;
         for (size_t a = 0; a < n; ++a) {
-          steps.push_back(SplitStep{inner_stage, axes[a].name, {tile(a)[3]}});
-          s0.push_back(axes[a].name + ".0");
-          s1.push_back(axes[a].name + ".1");
+          spatial.push_back(axes[a].name);
+          inner.push_back(tile(a)[3]);
         }
         for (size_t r = 0; r < reduce_axes.size(); ++r) {
-          steps.push_back(SplitStep{inner_stage, reduce_axes[r].name, {ks.value(v, reduce_tiles[r])[1]}});
-          r0.push_back(reduce_axes[r].name + ".0");
-          r1.push_back(reduce_axes[r].name + ".1");
+          reductions.push_back(reduce_axes[r].name);
+          reduce_inner.push_back(ks.value(v, reduce_tiles[r])[1]);
         }
-        std::vector<std::string> inner = r0;
-        inner.insert(inner.end(), s0.begin(), s0.end());
-        inner.insert(inner.end(), r1.begin(), r1.end());
-        inner.insert(inner.end(), s1.begin(), s1.end());
-        steps.push_back(ReorderStep{inner_stage, inner});
-        if (tile(n - 1)[3] >= 2) steps.push_back(AnnotateStep{inner_stage, s1.back(), "vectorize"});
-        if (ks.choice(v, unroll) > 0) steps.push_back(AutoUnrollStep{inner_stage, ks.choice(v, unroll)});
+        emit_inner_tile(steps, inner_stage, spatial, inner, reductions, reduce_inner, tile(n - 1)[3] >= 2,
+                        ks.choice(v, unroll));
         return;
       }
       // In place: S S R S R S on the stage itself.

@@ -246,24 +246,17 @@ StageRule packed_rule(const TensorNode& op, const PackedRead& read, const std::s
         steps.push_back(AnnotateStep{outer_stage, level2.back(), "vectorize"});
       }
       // Inside the tile: R S R S, the vector axis innermost.
-      std::vector<std::string> r0, s0, r1, s1;
+      std::vector<std::string> spatial, reductions;
+      std::vector<int64_t> inner, reduce_inner;
       for (size_t a : order) {
-        steps.push_back(SplitStep{inner_stage, axes[a].name, {tile(a)[3]}});
-        s0.push_back(axes[a].name + ".0");
-        s1.push_back(axes[a].name + ".1");
+        spatial.push_back(axes[a].name);
+        inner.push_back(tile(a)[3]);
       }
       for (size_t r = 0; r < reduce_axes.size(); ++r) {
-        steps.push_back(SplitStep{inner_stage, reduce_axes[r].name, {ks.value(v, reduce_tiles[r])[1]}});
-        r0.push_back(reduce_axes[r].name + ".0");
-        r1.push_back(reduce_axes[r].name + ".1");
+        reductions.push_back(reduce_axes[r].name);
+        reduce_inner.push_back(ks.value(v, reduce_tiles[r])[1]);
       }
-      std::vector<std::string> inner = r0;
-      inner.insert(inner.end(), s0.begin(), s0.end());
-      inner.insert(inner.end(), r1.begin(), r1.end());
-      inner.insert(inner.end(), s1.begin(), s1.end());
-      steps.push_back(ReorderStep{inner_stage, inner});
-      if (lanes >= 2) steps.push_back(AnnotateStep{inner_stage, s1.back(), "vectorize"});
-      if (ks.choice(v, unroll) > 0) steps.push_back(AutoUnrollStep{inner_stage, ks.choice(v, unroll)});
+      emit_inner_tile(steps, inner_stage, spatial, inner, reductions, reduce_inner, lanes >= 2, ks.choice(v, unroll));
     });
   };
   return rule;

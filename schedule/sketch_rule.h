@@ -44,6 +44,14 @@ bool has_data_reuse(const TensorNode& t);
 // Fused loop name of `loops` (what FuseStep names it), or the loop itself.
 std::string fused_name(const std::vector<std::string>& loops);
 
+// The inside of a multi-level tile, R S R S: splits `stage`'s spatial axes (named in loop
+// order, the vector axis last) by `inner` and its reduction axes by `reduce_inner`, orders the
+// loops outer reductions, outer spatial, inner reductions, inner spatial, vectorizes the last
+// when `vectorize`, and unrolls up to `unroll` steps (0: no auto-unroll).
+void emit_inner_tile(std::vector<Step>& steps, const std::string& stage, const std::vector<std::string>& spatial,
+                     const std::vector<int64_t>& inner, const std::vector<std::string>& reductions,
+                     const std::vector<int64_t>& reduce_inner, bool vectorize, int64_t unroll);
+
 // Multi-level tiling with a vector of one spatial axis innermost and the constant input read
 // along that axis packed at load into a layout where the vector is contiguous (sketch_packed.cc),
 // computed at the tile of `consumer` if not empty; no rule when the stage reads no such constant.
