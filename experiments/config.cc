@@ -178,7 +178,7 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     if (auto r = apply_override(root, o); !r) return r.error();
   }
   Reader r(path, overrides);
-  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "plugins", "target", "tasks", "network", "allocator", "search", "proxy", "budget", "measure"}); !ok) {
+  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "plugins", "target", "tasks", "network", "allocator", "transfer", "search", "proxy", "budget", "measure"}); !ok) {
     return ok.error();
   }
   TuneConfig c;
@@ -234,6 +234,21 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
       return r.error(n, "network", "no such file '" + c.network + "' (expected an ONNX model)");
     }
     c.network = std::filesystem::absolute(c.network).string();  // config.yaml replays from anywhere
+  }
+  if (const YAML::Node tr = root["transfer"]) {
+    if (c.network.empty()) return r.error(tr, "transfer", "transfer is for network runs (a config with network:)");
+    if (!tr.IsSequence()) return r.error(tr, "transfer", "expected a list of run directories or records files");
+    for (size_t i = 0; i < tr.size(); ++i) {
+      const std::string at = "transfer." + std::to_string(i);
+      std::string from;
+      TRY_ASSIGN(from, r.text(tr[i], at));
+      const std::filesystem::path records = std::filesystem::is_directory(from) ? std::filesystem::path(from) / "records.jsonl"
+                                                                                : std::filesystem::path(from);
+      if (!std::filesystem::is_regular_file(records)) {
+        return r.error(tr[i], at, "no records at '" + records.string() + "' (expected a run directory or a records file)");
+      }
+      c.transfer.push_back(std::filesystem::absolute(from).string());
+    }
   }
   const YAML::Node tasks = root["tasks"];
   if (!tasks && c.network.empty()) return r.error(root, "tasks", "missing (expected a list of tasks, each with op and params, or a network)");
@@ -329,8 +344,13 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
   }
 
   if (const YAML::Node b = root["budget"]) {
-    if (auto ok = r.only_keys(b, "budget", {"trials", "seconds", "batch_size"}); !ok) return ok.error();
-    if (b["trials"]) TRY_ASSIGN(c.trials, r.integer(b["trials"], "budget.trials", 1));
+    if (auto ok = r.only_keys(b, "budget", {"trials", "seconds", "batch_size", "network_every_s"}); !ok) return ok.error();
+    // A network run may have no search at all: its default schedules and transfer only.
+    if (b["trials"]) TRY_ASSIGN(c.trials, r.integer(b["trials"], "budget.trials", c.network.empty() ? 1 : 0));
+    if (b["network_every_s"]) {
+      if (c.network.empty()) return r.error(b["network_every_s"], "budget.network_every_s", "network_every_s is for network runs");
+      TRY_ASSIGN(c.network_every_s, r.number(b["network_every_s"], "budget.network_every_s", 0));
+    }
     if (b["seconds"]) TRY_ASSIGN(c.seconds, r.number(b["seconds"], "budget.seconds", 0));
     if (b["batch_size"]) TRY_ASSIGN(c.batch_size, r.integer(b["batch_size"], "budget.batch_size", 1));
   }
@@ -394,6 +414,8 @@ nlohmann::json resolved_config(const TuneConfig& c) {
     out.erase("tasks");
     out["network"] = c.network;
     out["allocator"] = c.allocator;
+    out["transfer"] = c.transfer;
+    out["budget"]["network_every_s"] = c.network_every_s;
   }
   return out;
 }

@@ -63,6 +63,12 @@ struct TuneConfig {
   // then the whole network's.
   std::string network;
   std::string allocator = "harl";
+  // Other runs (directories or records files) whose records measured on this machine seed
+  // each task's first round before any search (env/transfer.h); network runs only.
+  std::vector<std::string> transfer;
+  // Every this many seconds of tuning, and at the end, the network is run end to end with the
+  // current best kernels and its measured latency goes beside the estimate (0: at the end only).
+  double network_every_s = 300;
   SearchSpec search;
   ProxySpec proxy;
   int64_t trials = 200;                    // per task

@@ -25,7 +25,7 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"tune", "tessera tune CONFIG|MODEL.onnx [--set key.path=value ...] [--plugin LIB.so ...]",
+    {"tune", "tessera tune CONFIG|MODEL.onnx [--set key.path=value ...] [--key.path=value ...] [--from RUN_DIR ...] [--plugin LIB.so ...]",
      "Run the tuning experiment CONFIG describes (see configs/README.md). Progress goes to stderr;\n"
      "the run directory gets config.yaml, records.jsonl, curve.csv, curve.svg, summary.json,\n"
      "run.log, proxy.pt (the learned proxy) and agent_state/ (harl's PPO agents). Rerunning with\n"
@@ -35,7 +35,11 @@ const Command kCommands[] = {
      "MODEL.onnx tunes a whole network: its fused tasks share the budget, an allocator (harl,\n"
      "gradient, round_robin: --set allocator=...) picks the task of each round, and the network\n"
      "is run with the tuned kernels at the end (defaults: runs/<model>, evolutionary search,\n"
-     "2,000 trials or 1,200 s: --set budget.seconds=600).\n"
+     "2,000 trials or 1,200 s: --set budget.seconds=600). Every budget.network_every_s (300) of\n"
+     "tuning the network is also run with the best kernels so far, its latency beside the estimate\n"
+     "in curve.csv and curve.svg. --from RUN_DIR (repeatable; YAML transfer:) measures first, for\n"
+     "each task, the fastest schedules other runs on this machine found for it or for similar\n"
+     "tasks; --budget.trials=0 then is pure transfer. --key.path=value is --set key.path=value.\n"
      "--plugin loads a plug-in library (agents and cost models, docs/plugins.md) before the\n"
      "config is read, as the config's own `plugins:` list does."},
     {"validate", "tessera validate CONFIG [--set key.path=value ...] [--plugin LIB.so ...]",
@@ -86,6 +90,7 @@ void print_help() {
 bool parse_config_args(const std::vector<std::string>& args, std::string* config,
                        std::vector<std::string>* overrides, std::vector<std::string>* plugins,
                        const char* command) {
+  std::vector<std::string> froms;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--plugin" && i + 1 < args.size()) {
       plugins->push_back(args[++i]);
@@ -93,6 +98,10 @@ bool parse_config_args(const std::vector<std::string>& args, std::string* config
       overrides->push_back(args[++i]);
     } else if (args[i].rfind("--set=", 0) == 0) {
       overrides->push_back(args[i].substr(6));
+    } else if (args[i] == "--from" && i + 1 < args.size()) {
+      froms.push_back(args[++i]);
+    } else if (args[i].rfind("--", 0) == 0 && args[i].find('=') != std::string::npos && args[i].find('.') < args[i].find('=')) {
+      overrides->push_back(args[i].substr(2));  // --budget.trials=0 is --set budget.trials=0
     } else if (config->empty() && args[i].rfind("--", 0) != 0) {
       *config = args[i];
     } else {
@@ -100,6 +109,7 @@ bool parse_config_args(const std::vector<std::string>& args, std::string* config
       return false;
     }
   }
+  if (!froms.empty()) overrides->push_back("transfer=" + nlohmann::json(froms).dump());  // JSON is YAML
   if (config->empty()) std::fprintf(stderr, "tessera %s: missing CONFIG\n", command);
   return !config->empty();
 }

@@ -16,6 +16,8 @@
 #include "agents/task_allocator.h"
 #include "env/network_env.h"
 #include "env/tuning_task.h"
+#include "env/transfer.h"
+#include "experiments/network_progress.h"
 #include "experiments/run_outputs.h"
 #include "experiments/search_setup.h"
 #include "experiments/tune.h"
@@ -23,15 +25,13 @@
 #include "graph/fuse.h"
 #include "graph/onnx/import.h"
 #include "runtime/default_schedule.h"
-#include "runtime/network_executor.h"
-#include "runtime/timing.h"
+#include "runtime/fingerprint.h"
 
 namespace tessera::experiments {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-constexpr const char* kNetworkRow = "<network>";
 
 std::string fixed(double v, int digits) {
   char text[64];
@@ -39,11 +39,15 @@ std::string fixed(double v, int digits) {
   return text;
 }
 
+// Seconds as milliseconds, with more digits for a tiny network.
+std::string milliseconds(double seconds) { return fixed(seconds * 1e3, seconds < 1e-3 ? 5 : 3); }
+
 // One task of the network as the loop drives it.
 struct TaskSlot {
   const graph::FusedTask* fused = nullptr;
   std::unique_ptr<env::TuningTask> tuning;
   std::unique_ptr<agents::SearchAgent> agent;
+  std::vector<env::Candidate> transfer;  // measured in the task's transfer round, before any search
 };
 
 // The task's default schedules as candidates of its sketches (those that are).
@@ -58,27 +62,6 @@ std::vector<env::Candidate> default_candidates(const env::TuningTask& task) {
     }
   }
   return out;
-}
-
-// The measured end-to-end latency of the network with the run's records, median of 20 runs.
-Result<double> measure_network(const graph::Graph& folded, const graph::NetworkTasks& tasks,
-                               const std::string& records, int threads, uint64_t seed) {
-  runtime::ExecutorOptions options;
-  options.records = records;
-  options.check_seed = seed;
-  auto executor = runtime::NetworkExecutor::build(folded, tasks, options);
-  if (!executor) return executor.error();
-  const auto inputs = runtime::random_network_inputs(folded, seed);
-  for (int i = 0; i < 3; ++i) {
-    if (auto r = executor->run(inputs, threads); !r) return r.error();
-  }
-  std::vector<double> seconds;
-  for (int i = 0; i < 20; ++i) {
-    auto start = Clock::now();
-    if (auto r = executor->run(inputs, threads); !r) return r.error();
-    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-  }
-  return runtime::median(seconds);
 }
 
 }  // namespace
@@ -153,9 +136,29 @@ int run_tune_network(const TuneConfig& config) {
     network.push_back({f.name, tag, f.dag.flop_count(), f.weight});
     slots.push_back({&f, std::move(*task), std::move(*agent)});
   }
+  if (!config.transfer.empty()) {
+    int other_machines = 0, picked = 0, exact = 0, seeded = 0;
+    std::vector<std::string> warnings;
+    auto records = env::read_transfer_records(config.transfer, runtime::host_fingerprint().id(), &other_machines, &warnings);
+    if (!records) return log.say("tessera tune: " + records.error().message), 1;
+    for (const std::string& w : warnings) log.say("warning: transfer: " + w);
+    for (TaskSlot& slot : slots) {
+      for (const env::TransferPick& pick : env::transfer_candidates(*slot.tuning, *records)) {
+        slot.transfer.push_back(pick.candidate);
+        ++picked;
+        exact += pick.exact;
+      }
+      seeded += !slot.transfer.empty();
+    }
+    log.say("transfer: " + std::to_string(records->size()) + " correct records of this machine from " +
+            std::to_string(config.transfer.size()) + " source(s)" +
+            (other_machines ? " (" + std::to_string(other_machines) + " of other machines skipped)" : std::string()) +
+            "; " + std::to_string(picked) + " candidates (" + std::to_string(exact) + " of the same workload) for " +
+            std::to_string(seeded) + " of " + std::to_string(slots.size()) + " tasks, measured before any search");
+  }
   double spent_before = 0;
   for (const CurvePoint& p : read_curve(curve_path)) {
-    if (p.task == kNetworkRow) spent_before = std::max(spent_before, p.elapsed_seconds);
+    if (p.task == kNetworkEstimateRow) spent_before = std::max(spent_before, p.elapsed_seconds);
   }
   log.say(fs::path(config.network).filename().string() + ": " + std::to_string(slots.size()) + " tasks, " +
           std::to_string(fused->order.size()) + " kernel launches; allocator " + config.allocator + ", agent " +
@@ -172,9 +175,14 @@ int run_tune_network(const TuneConfig& config) {
     const auto start = Clock::now();
     std::vector<env::Candidate> batch;
     if (task.trials() == 0) batch = default_candidates(task);
-    int want = std::max(0, config.batch_size - static_cast<int>(batch.size()));
-    want = std::min<int64_t>(want, std::max<int64_t>(1, config.trials - total_trials()));
-    for (env::Candidate& c : slot.agent->propose(task, want)) batch.push_back(std::move(c));
+    if (!slot.transfer.empty()) {  // the transfer round: defaults and transferred schedules only
+      batch.insert(batch.end(), slot.transfer.begin(), slot.transfer.end());
+      slot.transfer.clear();
+    } else {
+      int want = std::max(0, config.batch_size - static_cast<int>(batch.size()));
+      want = std::min<int64_t>(want, std::max<int64_t>(1, config.trials - total_trials()));
+      for (env::Candidate& c : slot.agent->propose(task, want)) batch.push_back(std::move(c));
+    }
     env::RoundResult r;
     if (!batch.empty()) slot.agent->observe(task, task.measure(batch));
     r.best_seconds = task.best() ? task.best()->seconds() : INFINITY;
@@ -191,18 +199,50 @@ int run_tune_network(const TuneConfig& config) {
   }
   environment.restore_elapsed(spent_before);
   const env::NetworkObservation& obs = environment.reset();
+  const std::string svg_path = (dir / "curve.svg").string();
+  // The network run with the best kernels so far, its latency on the curve beside the estimate.
+  auto measure_now = [&]() -> Result<double> {
+    auto measured = measure_network(*folded, *fused, records_path, config.threads, config.seed);
+    if (measured) {
+      append_curve(curve_path, {kNetworkMeasuredRow, total_trials(), obs.elapsed_seconds, *measured, 0.0, 0.0});
+      std::ofstream(svg_path) << network_curve_svg(read_curve(curve_path));
+    }
+    return measured;
+  };
+  auto log_round = [&](const env::NetworkStep& step) {
+    const double estimate = obs.estimate_seconds;
+    append_curve(curve_path, {kNetworkEstimateRow, total_trials(), obs.elapsed_seconds, std::isfinite(estimate) ? estimate : 0.0, 0.0});
+    log.say("[round " + std::to_string(obs.rounds) + "] " + step.info + "; " + std::to_string(total_trials()) + "/" +
+            std::to_string(config.trials) + " trials, " + fixed(obs.elapsed_seconds, 0) + " s" +
+            (config.seconds > 0 ? " of " + fixed(config.seconds, 0) : std::string()));
+  };
+
+  // Transfer rounds first, whatever the budget: every task with schedules from other runs.
+  for (size_t t = 0; t < slots.size(); ++t) {
+    if (slots[t].transfer.empty()) continue;
+    env::NetworkStep step = environment.step(static_cast<int>(t));
+    step.info = "transfer: " + step.info;
+    log_round(step);
+  }
+  double next_measure = config.network_every_s > 0 ? obs.elapsed_seconds + config.network_every_s : INFINITY;
 
   while (total_trials() < config.trials && (config.seconds <= 0 || obs.elapsed_seconds < config.seconds)) {
     int t = (*allocator)->choose(obs);
     if (t < 0) break;
     env::NetworkStep step = environment.step(t);
     (*allocator)->observe(t, step.reward, obs);
-    const double estimate = obs.estimate_seconds;
-    append_curve(curve_path, {kNetworkRow, total_trials(), obs.elapsed_seconds, std::isfinite(estimate) ? estimate : 0.0, 0.0});
-    log.say("[round " + std::to_string(obs.rounds) + "] " + step.info + "; " + std::to_string(total_trials()) + "/" +
-            std::to_string(config.trials) + " trials, " + fixed(obs.elapsed_seconds, 0) + " s" +
-            (config.seconds > 0 ? " of " + fixed(config.seconds, 0) : std::string()));
+    log_round(step);
     if (step.terminated || step.truncated) break;
+    if (obs.elapsed_seconds >= next_measure) {
+      next_measure = obs.elapsed_seconds + config.network_every_s;
+      auto measured = measure_now();
+      if (measured) {
+        log.say("network measured: " + milliseconds(*measured) + " ms end to end (estimate " +
+                milliseconds(obs.estimate_seconds) + " ms) after " + fixed(obs.elapsed_seconds, 0) + " s of tuning");
+      } else {
+        log.say("warning: the network could not be run with the tuned kernels: " + measured.error().message);
+      }
+    }
   }
 
   // The per-task table, each best re-timed, then the network measured with the records.
@@ -236,10 +276,18 @@ int run_tune_network(const TuneConfig& config) {
   summary["estimated_ms"] = estimate * 1e3;
   summary["trials"] = total_trials();
   summary["elapsed_seconds"] = obs.elapsed_seconds;
-  auto measured = measure_network(*folded, *fused, records_path, config.threads, config.seed);
+  auto measured = measure_now();
+  nlohmann::json history = nlohmann::json::array();
+  for (const CurvePoint& p : read_curve(curve_path)) {
+    if (p.task == kNetworkMeasuredRow) {
+      history.push_back({{"elapsed_seconds", p.elapsed_seconds}, {"trials", p.trial}, {"measured_ms", p.best_seconds * 1e3}});
+    }
+  }
+  summary["measured_during_tuning"] = history;
+  if (!config.transfer.empty()) summary["transfer"] = config.transfer;
   if (measured) {
     summary["measured_ms"] = *measured * 1e3;
-    log.say("network: estimated " + fixed(estimate * 1e3, estimate < 1e-3 ? 5 : 3) + " ms, measured " + fixed(*measured * 1e3, *measured < 1e-3 ? 5 : 3) +
+    log.say("network: estimated " + milliseconds(estimate) + " ms, measured " + milliseconds(*measured) +
             " ms end to end (" + std::to_string(config.threads) + " thread" + (config.threads > 1 ? "s" : "") +
             ", the run's records, each kernel checked)");
   } else {
@@ -250,7 +298,7 @@ int run_tune_network(const TuneConfig& config) {
   }
   std::ofstream(dir / "summary.json") << summary.dump(2) << "\n";
   std::printf("network: %d trials, estimated %.4g ms%s\nrun directory: %s\n", total_trials(), estimate * 1e3,
-              measured ? (", measured " + fixed(*measured * 1e3, *measured < 1e-3 ? 5 : 3) + " ms").c_str() : "", config.run_dir.c_str());
+              measured ? (", measured " + milliseconds(*measured) + " ms").c_str() : "", config.run_dir.c_str());
   return measured ? 0 : 1;
 }
 

@@ -7,11 +7,15 @@
 // first round measures its default schedule (runtime/default_schedule.h) beside the agent's
 // proposals, so tuning never ends slower than the untuned network. A line per round says the
 // task chosen and the estimate; curve.csv gets a "<network>" row per round (trials, elapsed,
-// estimate), which also carries the time spent across a resume. At the end every task's best
-// is re-timed, summary.json holds the per-task table, and the network is built from the
-// records (runtime::NetworkExecutor) and timed: the measured end-to-end latency beside the
-// estimate. Records are shared with single-op runs and other models: a task measured before
-// (same workload key, this machine) resumes from them instead of starting from zero.
+// estimate), which also carries the time spent across a resume. With `transfer:` (--from
+// RUN_DIR), each task first gets a transfer round: its defaults and the schedules other runs
+// found for it or for similar tasks (env/transfer.h), before the allocator starts. Every
+// `budget.network_every_s` of tuning and at the end the network is built from the records
+// (runtime::NetworkExecutor) and timed, a "<network measured>" row beside the estimate
+// (network_progress.h; curve.svg plots both). At the end every task's best is re-timed and
+// summary.json holds the per-task table and the measured latencies. Records are shared with
+// single-op runs and other models: a task measured before (same workload key, this machine)
+// resumes from them instead of starting from zero.
 #pragma once
 
 #include "experiments/config.h"

@@ -2,6 +2,7 @@
 #include "schedule/knobs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -252,6 +253,52 @@ Result<KnobValues> KnobSpace::from_json(const nlohmann::json& j) const {
     }
   }
   return values;
+}
+
+namespace {
+
+// |log(a / b)| for positive numbers; the plain difference otherwise (0/1 switches, -1 roots).
+double log_gap(int64_t a, int64_t b) {
+  if (a > 0 && b > 0) return std::abs(std::log(static_cast<double>(a) / static_cast<double>(b)));
+  return static_cast<double>(std::llabs(a - b));
+}
+
+}  // namespace
+
+std::optional<KnobSpace::Nearest> KnobSpace::nearest(const nlohmann::json& j) const {
+  if (!j.is_object() || j.size() != knobs_.size()) return std::nullopt;
+  Nearest out;
+  for (const Knob& knob : knobs_) {
+    if (!j.contains(knob.name)) return std::nullopt;
+    const nlohmann::json& v = j[knob.name];
+    std::vector<int64_t> wanted;
+    if (knob.kind == KnobKind::kTile && v.is_array() && !v.empty() &&
+        std::all_of(v.begin(), v.end(), [](const auto& x) { return x.is_number_integer() && x.template get<int64_t>() > 0; })) {
+      wanted = v.get<std::vector<int64_t>>();
+      if (wanted.size() != knob.domain.front().size()) return std::nullopt;
+    } else if (knob.kind != KnobKind::kTile && v.is_number_integer()) {
+      wanted = {v.get<int64_t>()};
+    } else {
+      return std::nullopt;
+    }
+    // A tile's outermost factor only covers what the inner ones leave, so it is not compared.
+    const size_t first = knob.kind == KnobKind::kTile ? 1 : 0;
+    int best = -1;
+    double best_gap = 0;
+    for (size_t d = 0; d < knob.domain.size(); ++d) {
+      double gap = 0;
+      for (size_t i = first; i < wanted.size(); ++i) gap += log_gap(wanted[i], knob.domain[d][i]);
+      if (best < 0 || gap < best_gap) best = static_cast<int>(d), best_gap = gap;
+    }
+    if (knob.kind == KnobKind::kTile) {
+      int64_t extent = 1;
+      for (int64_t f : wanted) extent *= f;
+      out.distance += log_gap(extent, knob.extent);
+    }
+    out.distance += best_gap;
+    out.values.push_back(best);
+  }
+  return out;
 }
 
 }  // namespace tessera::schedule

@@ -86,6 +86,18 @@ class KnobSpace {
   nlohmann::json to_json(const KnobValues& values) const;
   Result<KnobValues> from_json(const nlohmann::json& json) const;
 
+  // Knob values of another workload's schedule carried over to this space (transfer-tuning):
+  // the same knob names, each value mapped to the nearest in this domain (a tile's inner
+  // factors nearest in log scale, the outermost left to cover the extent; a choice's nearest
+  // number). `distance` grows with how far the shapes are apart: the summed |log| ratio of
+  // the tiles' extents, plus the log-distance of every value that had to move. std::nullopt
+  // when the names differ or a value has the wrong type.
+  struct Nearest {
+    KnobValues values;
+    double distance = 0;
+  };
+  std::optional<Nearest> nearest(const nlohmann::json& json) const;
+
  private:
   std::vector<Knob> knobs_;
 };

@@ -249,6 +249,42 @@ TEST(TuneNetwork, KilledAtRandomMomentsLosesAndRepeatsNothing) {
   fs::remove_all(root);
 }
 
+// Transfer-tuning between two models: the tiny CNN tuned briefly, then the same layers on a
+// larger input tuned from its records with no search (--budget.trials=0): every task gets
+// schedules carried over, the network runs with them, and a rerun measures nothing again.
+TEST(TuneNetwork, PureTransferFromAnotherModelsRunRepeatsNothing) {
+  const fs::path root = fs::temp_directory_path() / ("tessera_transfer_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const std::string models = std::string(TESSERA_SOURCE_DIR) + "/tests/integration/models/";
+  fs::create_directories(root);
+  const fs::path source = root / "source", target = root / "target";
+  std::string said;
+  ASSERT_EQ(run_capturing({kTessera, "tune", models + "tiny_cnn.onnx", "--set", "run_dir=" + source.string(),
+                           "--set", "search.agent=random", "--budget.trials=24", "--budget.batch_size=6",
+                           "--measure.retime_top=0"},
+                          root / "err1.txt", &said), 0) << said;
+  const std::vector<std::string> transfer = {kTessera, "tune", models + "tiny_cnn_24.onnx", "--from", source.string(),
+                                             "--set", "run_dir=" + target.string(), "--budget.trials=0",
+                                             "--measure.retime_top=0"};
+  ASSERT_EQ(run_capturing(transfer, root / "err2.txt", &said), 0) << said;
+  // fails if transfer finds nothing for some task (e.g. knobs not carried between extents)
+  EXPECT_NE(said.find("for 4 of 4 tasks, measured before any search"), std::string::npos) << said;
+  EXPECT_NE(said.find("[round 4] transfer: "), std::string::npos) << said;
+  EXPECT_EQ(said.find("[round 5]"), std::string::npos) << "a search round ran with a budget of 0 trials:\n" << said;
+  const auto first = measured(target.string());
+  EXPECT_GT(first.size(), 4u) << "only default schedules were measured";
+  auto summary = nlohmann::json::parse(read_file(target / "summary.json"));
+  EXPECT_GT(summary.value("measured_ms", 0.0), 0.0);
+  EXPECT_EQ(summary["transfer"][0], fs::absolute(source).string());
+  ASSERT_EQ(run_capturing(transfer, root / "err3.txt", &said), 0) << said;
+  EXPECT_EQ(measured(target.string()), first) << "the rerun measured transfer candidates again";
+  std::vector<std::string> missing = transfer;
+  missing[4] = (root / "nowhere").string();
+  EXPECT_EQ(run_capturing(missing, root / "err4.txt", &said), 2);
+  EXPECT_NE(said.find("nowhere"), std::string::npos) << said;
+  fs::remove_all(root);
+}
+
 TEST(TuneResume, RefusedConfigWritesNothing) {
   const fs::path root = fs::temp_directory_path() / ("tessera_refused_" + std::to_string(::getpid()));
   fs::create_directories(root);

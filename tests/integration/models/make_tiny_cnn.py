@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 # Writes tiny_cnn.onnx, the model of the `tessera run` / `tessera inspect` CLI tests: a 3x3 conv
 # with BatchNormalization and Relu, a residual 3x3 conv + Add + Relu, max pooling, global
-# average pooling, Flatten and a Gemm (input [1,3,16,16], output [1,10]; seeded weights).
+# average pooling, Flatten and a Gemm (input [1,3,16,16], output [1,10]; seeded weights); and
+# tiny_cnn_24.onnx, the same layers on a [1,3,24,24] input (other workloads of the same kinds:
+# the network transfer-tuning test carries schedules from one to the other).
 # Run with Debian's interpreter (python3-onnx): /usr/bin/python3 make_tiny_cnn.py
 import numpy as np
 import onnx
@@ -27,10 +29,11 @@ nodes = [
     helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
     helper.make_node("Gemm", ["f", "fc", "fcb"], ["y"], transB=1, name="fc"),
 ]
-graph = helper.make_graph(nodes, "tiny_cnn",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="tessera-test")
-model.ir_version = 8
-onnx.checker.check_model(model)
-onnx.save(model, __file__.replace("make_tiny_cnn.py", "tiny_cnn.onnx"))
+for side, name in ((16, "tiny_cnn"), (24, "tiny_cnn_24")):
+    graph = helper.make_graph(nodes, name,
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, side, side])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="tessera-test")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, __file__.replace("make_tiny_cnn.py", name + ".onnx"))

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <cmath>
+#include <random>
 #include <set>
 
 #include "schedule/knobs.h"
@@ -127,6 +129,44 @@ TEST(Knobs, JsonRoundTripAndRefusals) {
   EXPECT_EQ(err({{"C.i", {3, 5}}, {"C.unroll", 0}}), "knob 'C.i' cannot take the value [3,5]");
   EXPECT_EQ(err({{"C.i", "big"}, {"C.unroll", 0}}), "knob 'C.i' has a value of the wrong type: \"big\"");
   EXPECT_EQ(err({{"C.i", {4, 4}}, {"C.unroll", 0}, {"C.x", 1}}), "unknown knob 'C.x'");
+}
+
+}  // namespace
+
+namespace {
+
+// Transfer-tuning carries knob values between spaces of other extents (KnobSpace::nearest).
+TEST(KnobsNearest, SameSpaceMapsEveryValueToItselfAtDistanceZero) {
+  KnobSpace space({tile_knob("i", 96, 3, 32), choice_knob("unroll", KnobKind::kUnroll, {0, 16, 64})});
+  std::mt19937_64 rng(3);
+  for (int n = 0; n < 20; ++n) {
+    KnobValues v = space.sample(rng);
+    auto nearest = space.nearest(space.to_json(v));
+    ASSERT_TRUE(nearest);
+    EXPECT_EQ(nearest->values, v);  // fails if a value maps to another index than its own
+    EXPECT_EQ(nearest->distance, 0.0);
+  }
+}
+
+// A tile of 64 split [2, 4, 8] carried to an extent of 128 keeps its inner factors (they are
+// what the schedule's vectors and register tiles are made of) and lets the outermost cover the
+// rest; the distance is the extents' log ratio. A choice goes to the nearest value.
+TEST(KnobsNearest, KeepsInnerFactorsAndReportsTheShapeDistance) {
+  KnobSpace to({tile_knob("i", 128, 3, 32), choice_knob("unroll", KnobKind::kUnroll, {0, 16, 64})});
+  auto nearest = to.nearest(nlohmann::json{{"i", {2, 4, 8}}, {"unroll", 20}});
+  ASSERT_TRUE(nearest);
+  EXPECT_EQ(to.value(nearest->values, 0), (std::vector<int64_t>{4, 4, 8}));  // fails if the outermost is matched
+  EXPECT_EQ(to.choice(nearest->values, 1), 16);
+  EXPECT_NEAR(nearest->distance, std::log(2.0) + std::log(20.0 / 16.0), 1e-9);
+}
+
+// Knobs of another sketch (other names, another count, another tile depth) do not carry over.
+TEST(KnobsNearest, RefusesOtherNamesAndShapes) {
+  KnobSpace to({tile_knob("i", 128, 3, 32)});
+  EXPECT_FALSE(to.nearest(nlohmann::json{{"j", {2, 4, 8}}}));
+  EXPECT_FALSE(to.nearest(nlohmann::json{{"i", {16, 8}}}));
+  EXPECT_FALSE(to.nearest(nlohmann::json{{"i", {2, 4, 8}}, {"unroll", 16}}));
+  EXPECT_FALSE(to.nearest(nlohmann::json{{"i", 16}}));
 }
 
 }  // namespace

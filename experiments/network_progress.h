@@ -1,0 +1,32 @@
+// What a network tuning run shows of its progress besides the per-round lines: the network run
+// end to end with the best kernels so far, and the plot of its latency against tuning time.
+//
+// The estimate (sum over tasks of weight x best) is what the allocator optimizes; the measured
+// latency is what a user gets: the folded graph built by runtime::NetworkExecutor from the
+// run's records (each kernel checked at load), timed as `tessera run` times it. curve.csv holds
+// both, as rows of tasks "<network>" (estimate, each round) and "<network measured>", and
+// curve.svg plots them in milliseconds against seconds of tuning.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "experiments/run_outputs.h"
+#include "graph/fuse.h"
+#include "graph/graph.h"
+#include "schedule/result.h"
+
+namespace tessera::experiments {
+
+inline constexpr const char* kNetworkEstimateRow = "<network>";
+inline constexpr const char* kNetworkMeasuredRow = "<network measured>";
+
+// The measured end-to-end latency in seconds of the network with `records`: median of `runs`
+// inferences after three warm-up ones, on `threads` threads.
+Result<double> measure_network(const graph::Graph& folded, const graph::NetworkTasks& tasks, const std::string& records,
+                               int threads, uint64_t seed, int runs = 20);
+
+// Estimated and measured latency (ms) against tuning time (s), from the network rows of a curve.
+std::string network_curve_svg(const std::vector<CurvePoint>& points);
+
+}  // namespace tessera::experiments

@@ -1,0 +1,122 @@
+// Transfer-tuning (env/transfer.h): the schedules other runs found, for the same workload or
+// for a similar one, become a task's first candidates, fastest first, each one that the task
+// can run, none it has measured already, and only records of this machine.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+
+#include "env/transfer.h"
+#include "schedule/ops.h"
+
+namespace tessera::env {
+namespace {
+
+std::unique_ptr<TuningTask> conv_task(int64_t side) {
+  auto dag = schedule::make_op("conv2d", {{"n", 1}, {"c", 16}, {"h", side}, {"w", side}, {"k", 32}, {"r", 3}, {"s", 3}, {"pad", 1}});
+  EXPECT_TRUE(dag) << dag.error().message;
+  TaskOptions options;
+  options.measurable = false;  // candidates only; these tests measure nothing
+  auto task = TuningTask::create(*dag, options);
+  EXPECT_TRUE(task) << task.error().message;
+  return std::move(*task);
+}
+
+// Records of `task`'s random candidates, the i-th taking (i + 1) ms, and one failed record.
+std::vector<runtime::MeasureRecord> records_of(const TuningTask& task, int count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<runtime::MeasureRecord> out;
+  std::set<Candidate> seen;
+  while (static_cast<int>(out.size()) < count) {
+    Candidate c = task.sample(rng);
+    if (!seen.insert(c).second) continue;
+    runtime::MeasureResult result;
+    result.costs = {1e-3 * static_cast<double>(out.size() + 1)};
+    const schedule::Sketch& sketch = task.sketch(c);
+    out.push_back(runtime::make_record(task.dag().workload_key(), task.dag().summary(), sketch.id, nlohmann::json::array(),
+                                       result, sketch.knobs.to_json(c.knobs)));
+  }
+  runtime::MeasureResult failed;
+  failed.error = runtime::MeasureError::kWrongAnswer;
+  Candidate c = task.sample(rng);
+  out.push_back(runtime::make_record(task.dag().workload_key(), task.dag().summary(), task.sketch(c).id,
+                                     nlohmann::json::array(), failed, task.sketch(c).knobs.to_json(c.knobs)));
+  return out;
+}
+
+TEST(Transfer, SameWorkloadGivesItsFastestRecordsInOrder) {
+  auto task = conv_task(14);
+  const auto records = records_of(*task, 20, 1);
+  TransferOptions options;
+  options.limit = 5;
+  const auto picks = transfer_candidates(*task, records, options);
+  ASSERT_EQ(picks.size(), 5u);
+  for (size_t i = 0; i < picks.size(); ++i) {
+    EXPECT_TRUE(picks[i].exact);
+    // records_of made record i the (i + 1)-th fastest: fails if picks are not fastest first
+    EXPECT_EQ(picks[i].candidate, *task->candidate_of(records[i])) << i;
+  }
+}
+
+// Another conv's schedules carry over to this one, at most `per_workload` of them, each one a
+// candidate whose steps apply to this DAG; a failed record never carries over.
+TEST(Transfer, SimilarWorkloadCarriesItsFastestOverWhereTheyApply) {
+  auto from = conv_task(28), to = conv_task(14);
+  auto records = records_of(*from, 20, 2);
+  TransferOptions options;
+  options.per_workload = 3;
+  const auto picks = transfer_candidates(*to, records, options);
+  ASSERT_FALSE(picks.empty()) << "no schedule of a 28x28 conv carried over to a 14x14 one";
+  EXPECT_LE(picks.size(), 3u);
+  for (const TransferPick& p : picks) {
+    EXPECT_FALSE(p.exact);
+    EXPECT_EQ(p.from_workload, from->dag().workload_key());
+    EXPECT_TRUE(schedule::apply_candidate(to->dag(), to->sketch(p.candidate), p.candidate.knobs));
+  }
+  // The fastest record alone carries over to one candidate, which the full set also picked:
+  // fails if a workload's records are taken other than fastest first.
+  records.resize(1);
+  const auto one = transfer_candidates(*to, records, options);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_TRUE(std::any_of(picks.begin(), picks.end(), [&](const TransferPick& p) { return p.candidate == one[0].candidate; }));
+}
+
+// A resumed run has measured its transfer candidates already: they are not proposed again.
+TEST(Transfer, SkipsWhatTheTaskHasMeasured) {
+  auto task = conv_task(14);
+  const auto records = records_of(*task, 6, 3);
+  const auto first = transfer_candidates(*task, records);
+  ASSERT_EQ(first.size(), 6u);  // six correct records; the failed one is left out
+  EXPECT_EQ(task->restore({records[0], records[1]}), 2);
+  const auto again = transfer_candidates(*task, records);
+  ASSERT_EQ(again.size(), 4u);
+  for (const TransferPick& p : again) EXPECT_FALSE(task->measured(p.candidate));
+}
+
+// Records of another machine would pose as timings of this one: they are counted and dropped.
+TEST(Transfer, ReadsOnlyThisMachinesCorrectRecords) {
+  auto task = conv_task(14);
+  auto records = records_of(*task, 4, 4);
+  records[1].hardware.cpu_model = "another CPU";
+  const auto dir = std::filesystem::temp_directory_path() / ("tessera_transfer_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream out(dir / "records.jsonl");
+    for (const auto& r : records) out << runtime::record_to_json(r).dump() << "\n";
+  }
+  int skipped = 0;
+  auto read = read_transfer_records({dir.string()}, runtime::host_fingerprint().id(), &skipped, nullptr);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(skipped, 1);
+  EXPECT_EQ(read->size(), 3u);  // four correct, one elsewhere; the failed record dropped
+  auto missing = read_transfer_records({(dir / "nowhere").string()}, runtime::host_fingerprint().id(), &skipped, nullptr);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("nowhere"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tessera::env
