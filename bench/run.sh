@@ -6,18 +6,22 @@
 #                                   proxy; builds them against an installed Tessera first
 #   bench/run.sh e2e                whole networks against ONNX Runtime and LibTorch (bench/e2e.sh;
 #                                   also e2e_MODEL, e2e_MODEL_Nt); runs only when named
+#   bench/run.sh e2e_tune           whole networks tuned by each allocator at one wall budget
+#                                   (bench/e2e_tune.sh; TESSERA_E2E_SECONDS, _MODELS, _ALLOCATORS)
 # Builds what it needs first (release build in build/). OpenBLAS reads OPENBLAS_CORETYPE and
 # OPENBLAS_L2_SIZE when it loads; this machine's environment sets them to values that halve its
 # speed, so they are unset for the benchmark process only (never for tests or CI).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-e2e=() cases=()
+e2e=() cases=() tune=0
 for name in "$@"; do
-  case "$name" in e2e | e2e_*) e2e+=("$name") ;; *) cases+=("$name") ;; esac
+  case "$name" in e2e_tune) tune=1 ;; e2e | e2e_*) e2e+=("$name") ;; *) cases+=("$name") ;; esac
 done
-if ((${#e2e[@]})); then
+if ((${#e2e[@]} || tune)); then
   ((${#cases[@]} == 0)) || "$root/bench/run.sh" "${cases[@]}"
-  exec "$root/bench/e2e.sh" "${e2e[@]}"
+  ((${#e2e[@]} == 0)) || "$root/bench/e2e.sh" "${e2e[@]}"
+  ((tune == 0)) || "$root/bench/e2e_tune.sh"
+  exit
 fi
 if [ ! -f "$root/build/build.ninja" ]; then
   "$root/scripts/setup.sh" >&2

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# bench/run.sh e2e_tune: whole networks tuned end to end by each task allocator at the same wall
+# budget and seed, against ONNX Runtime and LibTorch measured in the same run (1 thread).
+#
+# For each model it first runs bench/e2e.sh e2e_MODEL_1t (which exports the models and builds
+# the baselines): ORT, LibTorch and the untuned Tessera network (default schedules). Then, per
+# allocator, `tessera tune MODEL.onnx` from an empty run directory (build/e2e_tune/MODEL_ALLOC)
+# for TESSERA_E2E_SECONDS of tuning, the network measured end to end every quarter of it
+# (budget.network_every_s), and prints one JSON line:
+#   {"case": "e2e_tune", "model", "allocator", "seconds", "seed", "cpu", "measured_ms_at"
+#    (the first measurement at or after 1/4, 1/2 and all of the budget, keyed by seconds),
+#    "measured_ms" (at the end), "estimated_ms", "trials", "untuned_ms", "ort_ms", "libtorch_ms",
+#    "ratio_vs_ort" (ORT ms / tuned ms), "ratio_vs_libtorch", "seconds_to_reach" (tuning seconds
+#    each measurement came at, to compare allocators' speed)}
+# When ResNet-50 and MobileNetV2 are both run, MobileNetV2 is also tuned from ResNet-50's run
+# of the first allocator with no search (--from ... --budget.trials=0), one more line:
+#   {"case": "e2e_tune_transfer", "model": "mobilenetv2", "from": "resnet50", "transfer_ms",
+#    "untuned_ms", "tuned_ms" (full tuning, first allocator), "share_of_speedup"
+#    ((untuned - transfer) / (untuned - tuned))}
+# Environment: TESSERA_E2E_SECONDS (default 1200), TESSERA_E2E_MODELS (default
+# "resnet50 mobilenetv2 bert_base"), TESSERA_E2E_ALLOCATORS (default "harl gradient
+# round_robin"), TESSERA_SEED (default 1), TESSERA_E2E_AGENT (default the network default,
+# evolutionary). Runs only when named; never in CI.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build="$root/build"
+seconds=${TESSERA_E2E_SECONDS:-1200}
+read -r -a models <<<"${TESSERA_E2E_MODELS:-resnet50 mobilenetv2 bert_base}"
+read -r -a allocators <<<"${TESSERA_E2E_ALLOCATORS:-harl gradient round_robin}"
+seed=${TESSERA_SEED:-1}
+agent=()
+[ -n "${TESSERA_E2E_AGENT:-}" ] && agent=(--set "search.agent=$TESSERA_E2E_AGENT")
+work="$build/e2e_tune"
+mkdir -p "$work"
+cpu=$(grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*:[[:space:]]*//')
+log() { echo "e2e_tune: $*" >&2; }
+unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+every=$(/usr/bin/python3 -c "print(max(1.0, $seconds / 4))")
+
+# The measured latency at the first measurement at or after each quarter mark, from summary.json.
+summarize() {  # summary.json, baseline line, allocator, model
+  /usr/bin/python3 - "$@" "$seconds" "$seed" "$cpu" <<'PY'
+import json, sys
+summary_path, baseline, allocator, model, seconds, seed, cpu = sys.argv[1:8]
+seconds = float(seconds)
+s = json.load(open(summary_path))
+b = json.loads(baseline) if baseline.strip() else {}
+history = s.get("measured_during_tuning", [])
+at, reached = {}, []
+for mark in (seconds / 4, seconds / 2, seconds):
+    later = [h for h in history if h["elapsed_seconds"] >= mark - 1e-6]
+    pick = later[0] if later else (history[-1] if history else None)
+    at[str(int(round(mark)))] = pick["measured_ms"] if pick else None
+for h in history:
+    reached.append([round(h["elapsed_seconds"], 1), h["measured_ms"]])
+tuned = s.get("measured_ms")
+ort, lt = b.get("ort_ms"), b.get("libtorch_ms")
+print(json.dumps({"case": "e2e_tune", "model": model, "allocator": allocator, "seconds": seconds,
+                  "seed": int(seed), "cpu": cpu, "measured_ms_at": at, "measured_ms": tuned,
+                  "estimated_ms": s.get("estimated_ms"), "trials": s.get("trials"),
+                  "untuned_ms": b.get("tessera_ms"), "ort_ms": ort, "libtorch_ms": lt,
+                  "ratio_vs_ort": ort / tuned if ort and tuned else None,
+                  "ratio_vs_libtorch": lt / tuned if lt and tuned else None,
+                  "seconds_to_reach": reached}))
+PY
+}
+
+declare -A baseline=() tuned_dir=() tuned_ms=()
+for m in "${models[@]}"; do
+  log "$m: baselines (ORT, LibTorch, untuned Tessera) through bench/e2e.sh"
+  baseline[$m]=$(TESSERA_E2E_THREADS=1 "$root/bench/e2e.sh" "e2e_${m}_1t" | tail -n 1)
+  onnx="$build/models/$m.onnx"
+  [ -f "$onnx" ] || { log "$m: no model at $onnx (bench/e2e.sh could not export it)"; continue; }
+  for a in "${allocators[@]}"; do
+    dir="$work/${m}_$a"
+    rm -rf "$dir"
+    log "$m, allocator $a: tuning for $seconds s (log: $dir.log)"
+    "$build/tessera" tune "$onnx" --set "run_dir=$dir" --set "allocator=$a" --set "seed=$seed" "${agent[@]}" \
+      --set "budget.seconds=$seconds" --set budget.trials=1000000 --set "budget.network_every_s=$every" \
+      >"$dir.out" 2>"$dir.log"
+    if [ ! -f "$dir/summary.json" ]; then
+      echo "{\"case\": \"e2e_tune\", \"model\": \"$m\", \"allocator\": \"$a\", \"error\": \"no summary.json; see $dir.log\"}"
+      continue
+    fi
+    summarize "$dir/summary.json" "${baseline[$m]}" "$a" "$m"
+    if [ -z "${tuned_dir[$m]:-}" ]; then
+      tuned_dir[$m]=$dir
+      tuned_ms[$m]=$(/usr/bin/python3 -c "import json; print(json.load(open('$dir/summary.json')).get('measured_ms', ''))")
+    fi
+  done
+done
+
+if [ -n "${tuned_dir[resnet50]:-}" ] && [ -n "${tuned_dir[mobilenetv2]:-}" ]; then
+  dir="$work/mobilenetv2_from_resnet50"
+  rm -rf "$dir"
+  log "mobilenetv2: transfer from ${tuned_dir[resnet50]} with no search"
+  "$build/tessera" tune "$build/models/mobilenetv2.onnx" --set "run_dir=$dir" --set "seed=$seed" \
+    --from "${tuned_dir[resnet50]}" --set budget.trials=0 >"$dir.out" 2>"$dir.log"
+  /usr/bin/python3 - "$dir/summary.json" "${baseline[mobilenetv2]}" "${tuned_ms[mobilenetv2]}" "$cpu" <<'PY'
+import json, os, sys
+path, baseline, tuned, cpu = sys.argv[1:5]
+b = json.loads(baseline) if baseline.strip() else {}
+transfer = json.load(open(path)).get("measured_ms") if os.path.exists(path) else None
+untuned, tuned = b.get("tessera_ms"), float(tuned) if tuned else None
+share = (untuned - transfer) / (untuned - tuned) if untuned and tuned and transfer and untuned != tuned else None
+print(json.dumps({"case": "e2e_tune_transfer", "model": "mobilenetv2", "from": "resnet50", "cpu": cpu,
+                  "transfer_ms": transfer, "untuned_ms": untuned, "tuned_ms": tuned, "share_of_speedup": share}))
+PY
+fi
