@@ -3,12 +3,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 
 namespace tessera::agents {
 namespace {
 
 using env::NetworkObservation;
+
+std::string format(const char* pattern, double a, double b = 0, double c = 0) {
+  char text[160];
+  std::snprintf(text, sizeof text, pattern, a, b, c);
+  return text;
+}
 
 // The first task (from `start`, cyclically) that can take a round and has had fewer than
 // `rounds` rounds; -1 if none.
@@ -27,6 +34,7 @@ class RoundRobin : public TaskAllocator {
   int choose(const NetworkObservation& obs) override {
     int i = next_open(obs, next_, 1 << 30);
     if (i >= 0) next_ = static_cast<size_t>(i) + 1;
+    reason_ = "next in turn";
     return i;
   }
 
@@ -38,7 +46,10 @@ class Gradient : public TaskAllocator {
  public:
   std::string name() const override { return "gradient"; }
   int choose(const NetworkObservation& obs) override {
-    if (int warm = next_open(obs, 0, 1); warm >= 0) return warm;  // round-robin warm-up
+    if (int warm = next_open(obs, 0, 1); warm >= 0) {  // round-robin warm-up
+      reason_ = "warm-up: its first round";
+      return warm;
+    }
     int pick = -1;
     double lowest = 0;
     for (size_t i = 0; i < obs.tasks.size(); ++i) {
@@ -46,6 +57,7 @@ class Gradient : public TaskAllocator {
       double g = ansor_gradient(obs, static_cast<int>(i));
       if (pick < 0 || g < lowest) pick = static_cast<int>(i), lowest = g;
     }
+    reason_ = format("steepest gradient: %.3g ms per round", lowest * 1e3);
     return pick;
   }
 };
@@ -55,9 +67,15 @@ class HarlAllocator : public TaskAllocator {
   explicit HarlAllocator(uint64_t seed) : rng_(seed) {}
   std::string name() const override { return "harl"; }
   int choose(const NetworkObservation& obs) override {
-    if (int warm = next_open(obs, 0, 1); warm >= 0) return warm;
+    if (int warm = next_open(obs, 0, 1); warm >= 0) {
+      reason_ = "warm-up: its first round";
+      return warm;
+    }
     for (size_t i = 0; i < obs.tasks.size(); ++i) {  // nothing correct yet: it is the estimate's hole
-      if (!obs.views[i].exhausted && !std::isfinite(obs.views[i].best_seconds)) return static_cast<int>(i);
+      if (!obs.views[i].exhausted && !std::isfinite(obs.views[i].best_seconds)) {
+        reason_ = "no correct kernel yet";
+        return static_cast<int>(i);
+      }
     }
     const size_t window = std::max<size_t>(64, 4 * obs.tasks.size());
     while (history_.size() > window) history_.pop_front();
@@ -69,12 +87,19 @@ class HarlAllocator : public TaskAllocator {
     double top = -INFINITY;
     for (size_t i = 0; i < obs.tasks.size(); ++i) {
       if (obs.views[i].exhausted) continue;
-      if (plays[i] == 0) return static_cast<int>(i);  // fell out of the window: look again
+      if (plays[i] == 0) {  // fell out of the window: look again
+        reason_ = "not played within the bandit's window";
+        return static_cast<int>(i);
+      }
       // Rewards are relative drops per second, so c is in those units: the windowed mean
       // reward of the best task is typically 1e-3..1e-1 per second.
       double bound = sum[i] / plays[i] + scale_ * std::sqrt(horizon / plays[i]);
       bound += 1e-12 * std::uniform_real_distribution<double>(0, 1)(rng_);  // random tie-break
-      if (bound > top) top = bound, pick = static_cast<int>(i);
+      if (bound > top) {
+        top = bound, pick = static_cast<int>(i);
+        reason_ = format("highest bound: mean gain %.3g/s + bonus %.3g/s over %.0f plays", sum[i] / plays[i],
+                         bound - sum[i] / plays[i], plays[i]);
+      }
     }
     return pick;
   }

@@ -35,6 +35,11 @@ class TaskAllocator {
   virtual int choose(const env::NetworkObservation& obs) = 0;
   // What the round earned (env::NetworkStep::reward), after the environment stepped.
   virtual void observe(int task, double reward, const env::NetworkObservation& obs) {}
+  // Why the last `choose` picked its task, in a few words for the run's log.
+  const std::string& reason() const { return reason_; }
+
+ protected:
+  std::string reason_;
 };
 
 Result<std::unique_ptr<TaskAllocator>> make_allocator(const std::string& name, uint64_t seed);

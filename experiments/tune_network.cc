@@ -230,6 +230,7 @@ int run_tune_network(const TuneConfig& config) {
     int t = (*allocator)->choose(obs);
     if (t < 0) break;
     env::NetworkStep step = environment.step(t);
+    step.info += " (" + (*allocator)->reason() + ")";
     (*allocator)->observe(t, step.reward, obs);
     log_round(step);
     if (step.terminated || step.truncated) break;

@@ -119,6 +119,34 @@ TEST(TaskAllocators, HarlSpendsRoundsWhereTheEstimateFallsAndBeatsRoundRobin) {
   EXPECT_LT(harl_estimate, 0.5 * rr_estimate);
 }
 
+// The run log says why each task was chosen: a warm-up round, then the allocator's own rule
+// (fails if a reason is left over from an earlier choice or never set).
+TEST(TaskAllocators, EachChoiceSaysWhy) {
+  Synthetic net({{10, 1, 0.5, 3}, {4, 2, 0.5, 1}});
+  auto env = net.make_env(10);
+  env.reset();
+  for (const char* name : {"gradient", "harl"}) {
+    auto allocator = make_allocator(name, 1).value();
+    Synthetic fresh({{10, 1, 0.5, 3}, {4, 2, 0.5, 1}});
+    auto e = fresh.make_env(10);
+    e.reset();
+    std::vector<std::string> reasons;
+    for (int round = 0; round < 4; ++round) {
+      int t = allocator->choose(e.observation());
+      reasons.push_back(allocator->reason());
+      auto step = e.step(t);
+      allocator->observe(t, step.reward, e.observation());
+    }
+    EXPECT_EQ(reasons[0], "warm-up: its first round") << name;
+    EXPECT_EQ(reasons[1], "warm-up: its first round") << name;
+    const std::string rule = std::string(name) == "gradient" ? "steepest gradient" : "highest bound";
+    EXPECT_EQ(reasons[2].rfind(rule, 0), 0u) << name << ": " << reasons[2];
+  }
+  auto rr = make_allocator("round_robin", 1).value();
+  rr->choose(env.observation());
+  EXPECT_EQ(rr->reason(), "next in turn");
+}
+
 TEST(TaskAllocators, UnknownNameIsRefusedWithTheChoices) {
   auto made = make_allocator("greedy", 1);
   ASSERT_FALSE(made);
