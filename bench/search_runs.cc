@@ -61,6 +61,8 @@ Result<SearchRun> search(const schedule::ComputeDAG& dag, const std::string& age
   env::TaskOptions options;
   options.measure = measure;
   options.measure.threads = 1;
+  // TESSERA_GIVE_UP_RATIO: measure.give_up_ratio for the search (0: every candidate gets every repeat).
+  if (const char* ratio = std::getenv("TESSERA_GIVE_UP_RATIO")) options.measure.give_up_ratio = std::atof(ratio);
   options.records_path = records;
   options.seed = seed;
   auto task = env::TuningTask::create(dag, options);

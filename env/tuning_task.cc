@@ -76,7 +76,10 @@ std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candi
     for (const Candidate& c : fresh) inputs.push_back({&dag_, sketch(c).steps(c.knobs)});
     auto builds = runtime::build_batch(inputs, options_.build);
     for (size_t i = 0; i < fresh.size(); ++i) {
-      keep(fresh[i], runner_.measure(check_, builds[i], options_.measure));
+      // A candidate far slower than the best so far is timed once (MeasureOptions::give_up_ratio).
+      runtime::MeasureOptions measure = options_.measure;
+      if (best_ && measure.give_up_ratio > 0) measure.give_up_seconds = measure.give_up_ratio * best_->seconds();
+      keep(fresh[i], runner_.measure(check_, builds[i], measure));
     }
   }
   std::vector<Measurement> out;

@@ -357,7 +357,7 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
 
   if (const YAML::Node m = root["measure"]) {
     if (auto ok = r.only_keys(m, "measure", {"warmup", "warmup_ms", "number", "repeat", "min_repeat_ms", "flush_cache",
-                                             "compile_timeout_s", "run_timeout_s", "retime_top", "retime_rounds"});
+                                             "compile_timeout_s", "run_timeout_s", "retime_top", "retime_rounds", "give_up_ratio"});
         !ok) {
       return ok.error();
     }
@@ -372,6 +372,13 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     if (m["flush_cache"]) TRY_ASSIGN(o.flush_cache, r.boolean(m["flush_cache"], "measure.flush_cache"));
     if (m["compile_timeout_s"]) TRY_ASSIGN(o.compile_timeout_s, r.number(m["compile_timeout_s"], "measure.compile_timeout_s", 0.1));
     if (m["run_timeout_s"]) TRY_ASSIGN(o.run_timeout_s, r.number(m["run_timeout_s"], "measure.run_timeout_s", 0.1));
+    if (m["give_up_ratio"]) {
+      TRY_ASSIGN(o.give_up_ratio, r.number(m["give_up_ratio"], "measure.give_up_ratio", 0));
+      if (o.give_up_ratio > 0 && o.give_up_ratio < 1) {
+        return r.error(m["give_up_ratio"], "measure.give_up_ratio",
+                       "must be 0 (off) or at least 1 (a ratio below 1 would cut short candidates faster than the best)");
+      }
+    }
   }
   c.measure.threads = c.threads;
   return c;
@@ -407,7 +414,7 @@ nlohmann::json resolved_config(const TuneConfig& c) {
           {"measure",
            {{"warmup", o.warmup}, {"warmup_ms", o.min_warmup_ms}, {"number", o.number},
             {"repeat", o.repeat}, {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
-            {"compile_timeout_s", o.compile_timeout_s}, {"run_timeout_s", o.run_timeout_s},
+            {"compile_timeout_s", o.compile_timeout_s}, {"run_timeout_s", o.run_timeout_s}, {"give_up_ratio", o.give_up_ratio},
             {"retime_top", c.retime_top}, {"retime_rounds", c.retime_rounds}}}};
   if (!c.plugins.empty()) out["plugins"] = c.plugins;
   if (!c.network.empty()) {

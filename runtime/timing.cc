@@ -47,6 +47,7 @@ Timing time_callable(const std::function<void()>& call, const TimingOptions& opt
     elapsed = run(timing.number);
   }
   timing.seconds.push_back(elapsed / timing.number);
+  if (options.give_up_seconds > 0 && timing.seconds[0] > options.give_up_seconds) return timing;
   for (int r = 1; r < options.repeats; ++r) timing.seconds.push_back(run(timing.number) / timing.number);
   return timing;
 }

@@ -18,6 +18,9 @@ struct TimingOptions {
   int repeats = 5;
   double min_repeat_ms = 100;
   bool flush_cache = false;   // write a buffer larger than the last-level cache before each repeat
+  // When the first repeat costs more than this per call, the other repeats are skipped: a
+  // candidate that loses that badly needs no more precise time (0: always every repeat).
+  double give_up_seconds = 0;
 };
 
 // The median of `values` (0 when empty): the statistic every reported time uses.

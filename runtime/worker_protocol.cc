@@ -142,7 +142,7 @@ Message run_message(const ObjectCode& object, const MeasureOptions& o) {
               {"options",
                {{"warmup", o.warmup}, {"min_warmup_ms", o.min_warmup_ms}, {"number", o.number}, {"repeat", o.repeat},
                 {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
-                {"threads", o.threads}}}};
+                {"threads", o.threads}, {"give_up_seconds", o.give_up_seconds}}}};
   m.blobs.push_back(object.bytes);
   return m;
 }
@@ -170,6 +170,7 @@ Result<std::pair<ObjectCode, MeasureOptions>> run_from_message(const Message& m)
     o.min_repeat_ms = opts.at("min_repeat_ms").get<double>();
     o.flush_cache = opts.at("flush_cache").get<bool>();
     o.threads = opts.at("threads").get<int>();
+    o.give_up_seconds = opts.value("give_up_seconds", 0.0);
     if (m.blobs.size() != 1) return make_error("malformed run message");
     object.bytes = m.blobs[0];
   } catch (const nlohmann::json::exception& e) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -16,6 +17,39 @@
 
 namespace tessera::testing {
 namespace {
+
+// Cheaper trials: a candidate whose first repeat is more than give_up_ratio times the task's
+// best so far is timed once; every other one gets all its repeats (fails if the limit is not
+// passed to the worker, is applied against the wrong best, or cuts a competitive candidate).
+TEST(Search, CandidatesFarSlowerThanTheBestAreTimedOnce) {
+  auto dag = schedule::matmul(64, 64, 64);
+  env::TaskOptions options;
+  options.measure.repeat = 4;
+  options.measure.min_repeat_ms = 2;
+  options.measure.give_up_ratio = 1.5;
+  std::vector<runtime::MeasureResult> in_order;
+  options.on_measured = [&](const env::Measurement& m) { in_order.push_back(m.result); };
+  auto task = env::TuningTask::create(*dag, options);
+  ASSERT_TRUE(task.ok()) << task.error().message;
+  agents::RandomSearch random(11);
+  agents::run_search(random, **task, 24, 8);
+  double best = 0;
+  int gave_up = 0;
+  for (const runtime::MeasureResult& r : in_order) {
+    if (r.error != runtime::MeasureError::kNone) continue;
+    if (best == 0) {
+      EXPECT_EQ(r.costs.size(), 4u) << "the first correct candidate has no best to lose against";
+    } else if (r.costs.size() == 1) {
+      ++gave_up;
+      EXPECT_GT(r.costs[0], 1.5 * best);
+    } else {
+      EXPECT_EQ(r.costs.size(), 4u);
+      EXPECT_LE(r.costs[0], 1.5 * best);
+    }
+    best = best == 0 ? r.median() : std::min(best, r.median());
+  }
+  EXPECT_GT(gave_up, 0) << "24 random matmul schedules and none 1.5x slower than the best: the test did not test";
+}
 
 TEST(Search, RandomThenDropletOnASmallMatmul) {
   const std::string records = (std::filesystem::temp_directory_path() /
