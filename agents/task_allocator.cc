@@ -62,6 +62,15 @@ class Gradient : public TaskAllocator {
   }
 };
 
+// harl's top level: the task whose next round is expected to cut the estimate most per
+// second, value = share x gain / seconds, where share is the task's part of the estimate
+// (weight x best / estimate, known), seconds its mean search round (learned; the network's
+// mean until it has one), and gain the relative drop of its best in one round: learned from the
+// task's rounds in a sliding window, shrunk toward the network's mean gain in that window
+// (empirical Bayes: one round's worth of prior), plus a UCB bonus in the same units. Unlike
+// Ansor's g/t, the gain is measured: a heavy task that has stopped improving loses its rounds
+// to lighter ones that still improve. A task's first round (defaults, warm-up) teaches nothing
+// about search and is left out of the statistics.
 class HarlAllocator : public TaskAllocator {
  public:
   explicit HarlAllocator(uint64_t seed) : rng_(seed) {}
@@ -77,46 +86,57 @@ class HarlAllocator : public TaskAllocator {
         return static_cast<int>(i);
       }
     }
-    const size_t window = std::max<size_t>(64, 4 * obs.tasks.size());
-    while (history_.size() > window) history_.pop_front();
-    std::vector<double> sum(obs.tasks.size(), 0);
-    std::vector<int> plays(obs.tasks.size(), 0);
-    for (const auto& [task, r] : history_) sum[static_cast<size_t>(task)] += r, ++plays[static_cast<size_t>(task)];
-    const double horizon = std::log(static_cast<double>(std::max<size_t>(2, history_.size())));
+    const size_t n = obs.tasks.size();
+    std::vector<double> gain_sum(n, 0), plays(n, 0);
+    double pooled = 0;
+    for (const auto& [task, gain] : window_) gain_sum[static_cast<size_t>(task)] += gain, ++plays[static_cast<size_t>(task)], pooled += gain;
+    pooled = window_.empty() ? 0.1 : std::max(1e-4, pooled / static_cast<double>(window_.size()));
+    double all_seconds = 0, all_rounds = 0;
+    for (size_t i = 0; i < n && i < round_seconds_.size(); ++i) all_seconds += round_seconds_[i], all_rounds += search_rounds_[i];
+    const double mean_round = all_rounds > 0 ? all_seconds / all_rounds : 1.0;
+    const double horizon = std::log(static_cast<double>(window_.size()) + 2);
     int pick = -1;
     double top = -INFINITY;
-    for (size_t i = 0; i < obs.tasks.size(); ++i) {
-      if (obs.views[i].exhausted) continue;
-      if (plays[i] == 0) {  // fell out of the window: look again
-        reason_ = "not played within the bandit's window";
-        return static_cast<int>(i);
-      }
-      // Rewards are relative drops per second, so c is in those units: the windowed mean
-      // reward of the best task is typically 1e-3..1e-1 per second.
-      double bound = sum[i] / plays[i] + scale_ * std::sqrt(horizon / plays[i]);
-      bound += 1e-12 * std::uniform_real_distribution<double>(0, 1)(rng_);  // random tie-break
-      if (bound > top) {
-        top = bound, pick = static_cast<int>(i);
-        reason_ = format("highest bound: mean gain %.3g/s + bonus %.3g/s over %.0f plays", sum[i] / plays[i],
-                         bound - sum[i] / plays[i], plays[i]);
+    for (size_t i = 0; i < n; ++i) {
+      const env::TaskView& v = obs.views[i];
+      if (v.exhausted) continue;
+      const double share = obs.tasks[i].weight * v.best_seconds / obs.estimate_seconds;
+      const double seconds = i < search_rounds_.size() && search_rounds_[i] > 0 ? round_seconds_[i] / search_rounds_[i] : mean_round;
+      const double gain = (gain_sum[i] + pooled) / (plays[i] + 1);
+      const double bonus = pooled * std::sqrt(horizon / (plays[i] + 1));
+      double value = share * (gain + bonus) / std::max(seconds, 1e-6);
+      value *= 1 + 1e-9 * std::uniform_real_distribution<double>(0, 1)(rng_);  // random tie-break
+      if (value > top) {
+        top = value, pick = static_cast<int>(i);
+        char text[160];
+        std::snprintf(text, sizeof text, "share %.1f%%, gain %.3g + bonus %.3g per round of %.3g s", 100 * share, gain,
+                      bonus, seconds);
+        reason_ = text;
       }
     }
     return pick;
   }
-  void observe(int task, double reward, const NetworkObservation& obs) override {
-    const double relative = std::isfinite(obs.estimate_seconds) && obs.estimate_seconds > 0
-                                ? reward / obs.estimate_seconds : 0;
-    history_.emplace_back(task, relative);
-    // Exploration in the rewards' own units: a fraction of the largest recent reward.
-    double largest = 0;
-    for (const auto& [t, r] : history_) largest = std::max(largest, r);
-    scale_ = std::max(1e-6, 0.5 * largest);
+  void observe(int task, double, const NetworkObservation& obs) override {
+    const size_t t = static_cast<size_t>(task);
+    if (round_seconds_.size() < obs.tasks.size()) {
+      round_seconds_.resize(obs.tasks.size(), 0), search_rounds_.resize(obs.tasks.size(), 0);
+      seen_seconds_.resize(obs.tasks.size(), 0);
+    }
+    const env::TaskView& v = obs.views[t];
+    const double spent = v.seconds - seen_seconds_[t];
+    seen_seconds_[t] = v.seconds;
+    const auto& h = v.best_history;
+    if (v.rounds < 2 || h.size() < 2 || !std::isfinite(h[h.size() - 2]) || h[h.size() - 2] <= 0) return;
+    round_seconds_[t] += spent;
+    search_rounds_[t] += 1;
+    window_.emplace_back(task, std::max(0.0, (h[h.size() - 2] - h.back()) / h[h.size() - 2]));
+    while (window_.size() > std::max<size_t>(64, 4 * obs.tasks.size())) window_.pop_front();
   }
 
  private:
   std::mt19937_64 rng_;
-  std::deque<std::pair<int, double>> history_;
-  double scale_ = 1e-3;
+  std::deque<std::pair<int, double>> window_;  // (task, relative gain of its round)
+  std::vector<double> round_seconds_, search_rounds_, seen_seconds_;
 };
 
 }  // namespace

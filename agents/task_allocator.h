@@ -8,9 +8,10 @@
 //                rounds, forward the lesser of g - g/t (one more round's optimistic gain) and
 //                beta x FLOPs / (best throughput among similar tasks) minus g. alpha 0.2,
 //                window 3, beta 2.
-//   harl         a non-stationary bandit (sliding-window UCB) over tasks, rewarded with each
-//                round's relative drop of the estimated latency per second; tasks not yet
-//                measured first, then tasks whose window holds no play are revisited.
+//   harl         after the same warm-up, the task whose next round should cut the estimate most
+//                per second: share of the estimate x expected relative gain of a round / its
+//                round time, the gain learned per task in a sliding window, shrunk toward the
+//                network's mean gain, with a UCB bonus (see HarlAllocator in the .cc).
 // Exhausted tasks are never chosen.
 //
 // Adding an allocator: implement TaskAllocator in agents/<name>.{h,cc} (or here when small),

@@ -173,9 +173,12 @@ int run_tune_network(const TuneConfig& config) {
     TaskSlot& slot = slots[static_cast<size_t>(t)];
     env::TuningTask& task = *slot.tuning;
     const auto start = Clock::now();
+    // A task's first round is its default schedules alone (and what transfer brings): a second
+    // or two, where a search batch on a large conv takes ten, so that every task's latency is
+    // known, and the estimate with it, before the allocator spends real rounds.
     std::vector<env::Candidate> batch;
     if (task.trials() == 0) batch = default_candidates(task);
-    if (!slot.transfer.empty()) {  // the transfer round: defaults and transferred schedules only
+    if (!slot.transfer.empty() || !batch.empty()) {
       batch.insert(batch.end(), slot.transfer.begin(), slot.transfer.end());
       slot.transfer.clear();
     } else {

@@ -4,8 +4,9 @@
 // TuningTask sharing the run's records.jsonl and its own search agent from the registry; the
 // allocator (agents/task_allocator.h) picks the task of each round in a NetworkEnv (env/),
 // whose objective is the estimated end-to-end latency (sum of weight x best per task). A task's
-// first round measures its default schedule (runtime/default_schedule.h) beside the agent's
-// proposals, so tuning never ends slower than the untuned network. A line per round says the
+// first round measures only its default schedules (runtime/default_schedule.h): tuning never
+// ends slower than the untuned network, and the estimate is known after seconds per task, not
+// a search batch per task, before the allocator's choices begin. A line per round says the
 // task chosen and the estimate; curve.csv gets a "<network>" row per round (trials, elapsed,
 // estimate), which also carries the time spent across a resume. With `transfer:` (--from
 // RUN_DIR), each task first gets a transfer round: its defaults and the schedules other runs

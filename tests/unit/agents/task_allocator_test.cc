@@ -119,6 +119,24 @@ TEST(TaskAllocators, HarlSpendsRoundsWhereTheEstimateFallsAndBeatsRoundRobin) {
   EXPECT_LT(harl_estimate, 0.5 * rr_estimate);
 }
 
+// What harl learns and Ansor's g/t assumes: a heavy task that stopped improving after one round
+// keeps drawing the gradient scheduler's rounds (its forward term g - g/t stays large), while
+// harl measures its gain at zero and spends the budget on the lighter tasks that still improve.
+TEST(TaskAllocators, HarlLeavesAHeavyConvergedTaskForImprovingOnesAndBeatsGradient) {
+  std::vector<Curve> curves = {{60, 40, 0.0, 1}};  // converged at 40 after its first round
+  for (int i = 0; i < 3; ++i) curves.push_back({20, 1, 0.75, 1});
+  Synthetic a(curves), b(curves);
+  auto env_harl = a.make_env(30), env_gradient = b.make_env(30);
+  auto harl = make_allocator("harl", 5).value();
+  auto gradient = make_allocator("gradient", 5).value();
+  std::vector<int> harl_chosen, gradient_chosen;
+  const double harl_estimate = run(*harl, env_harl, &harl_chosen);
+  const double gradient_estimate = run(*gradient, env_gradient, &gradient_chosen);
+  const auto heavy = [](const std::vector<int>& c) { return std::count(c.begin(), c.end(), 0); };
+  EXPECT_LT(heavy(harl_chosen), heavy(gradient_chosen)) << "harl should learn the heavy task has converged";
+  EXPECT_LT(harl_estimate, gradient_estimate);
+}
+
 // The run log says why each task was chosen: a warm-up round, then the allocator's own rule
 // (fails if a reason is left over from an earlier choice or never set).
 TEST(TaskAllocators, EachChoiceSaysWhy) {
@@ -139,7 +157,7 @@ TEST(TaskAllocators, EachChoiceSaysWhy) {
     }
     EXPECT_EQ(reasons[0], "warm-up: its first round") << name;
     EXPECT_EQ(reasons[1], "warm-up: its first round") << name;
-    const std::string rule = std::string(name) == "gradient" ? "steepest gradient" : "highest bound";
+    const std::string rule = std::string(name) == "gradient" ? "steepest gradient" : "share ";
     EXPECT_EQ(reasons[2].rfind(rule, 0), 0u) << name << ": " << reasons[2];
   }
   auto rr = make_allocator("round_robin", 1).value();
