@@ -10,10 +10,9 @@
 // model's picks: random beating the model raises ε by half (the model is misleading), else ε
 // decays by 10%. After each round it is told the task's best throughput before and after:
 // a round that did not raise it by `stall_gain` (0.3%) raises `fresh_share`, the part of the
-// next batch the caller fills from elsewhere than its own proposals (harl: an evolved
-// population), by 1/8; a round that did halves it. Without it a search polishes one basin for hundreds of trials: harl on
-// MobileNetV2's 1x1 projection measured batches whose median was 99% of its best from the
-// fifth round on, and stopped 2.8% short of what evolutionary found later elsewhere.
+// next batch the caller fills from elsewhere than its own proposals (harl: the evolved
+// source's extra quota), by 1/8; a round that did halves it, so a stalled search leaves its
+// basin (why: bench/NOTES.md).
 // Everything stays within the bounds; with `adaptive` false the settings never
 // change (the fixed-settings baseline). Trajectories also stop after `patience` steps without
 // a gain, which the caller applies.

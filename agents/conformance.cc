@@ -43,6 +43,12 @@ ConformanceReport check_agent_conformance(SearchAgent& agent) {
     std::set<env::Candidate> batch(proposed.begin(), proposed.end());
     if (batch.size() != proposed.size()) fail("round " + std::to_string(round) + ": duplicates in the batch");
     for (const env::Candidate& c : proposed) {
+      if (agent.tags_sources() && c.source.empty()) {
+        fail("round " + std::to_string(round) + ": says it tags its candidates' sources but left one untagged");
+        break;
+      }
+    }
+    for (const env::Candidate& c : proposed) {
       if ((*task)->measured(c)) {
         fail("round " + std::to_string(round) + ": re-proposed a measured candidate");
         break;

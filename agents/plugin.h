@@ -28,7 +28,7 @@
 
 namespace tessera::agents {
 
-inline constexpr uint32_t kPluginInterfaceVersion = 1;
+inline constexpr uint32_t kPluginInterfaceVersion = 2;  // 2: env::Candidate::source, SearchAgent::tags_sources
 
 // What a plug-in's registering function fills; the loader checks it before anything is added.
 class PluginRegistrar {

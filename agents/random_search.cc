@@ -5,11 +5,20 @@
 
 namespace tessera::agents {
 
+std::vector<env::Candidate> propose_tagged(SearchAgent& agent, const env::TuningTask& task, int count) {
+  std::vector<env::Candidate> out = agent.propose(task, count);
+  const bool own = agent.tags_sources();
+  for (env::Candidate& c : out) {
+    if (!own || c.source.empty()) c.source = agent.name();
+  }
+  return out;
+}
+
 void run_search(SearchAgent& agent, env::TuningTask& task, int trials, int batch_size) {
   int start = task.trials();
   while (task.trials() - start < trials && !agent.done()) {
     int want = std::min(batch_size, trials - (task.trials() - start));
-    auto candidates = agent.propose(task, want);
+    auto candidates = propose_tagged(agent, task, want);
     if (candidates.empty()) break;
     agent.observe(task, task.measure(candidates));
   }

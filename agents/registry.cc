@@ -1,10 +1,12 @@
 // The built-in agents and the registry's lookups (see registry.h).
 #include "agents/registry.h"
 
+#include <cstdio>
 #include <exception>
 
 #include "agents/droplet_search.h"
 #include "agents/evolutionary_search.h"
+#include "agents/option_params.h"
 #include "agents/random_search.h"
 
 namespace tessera::agents {
@@ -38,38 +40,55 @@ class WarmDroplet : public SearchAgent {
   bool from_droplet_ = false;
 };
 
-int as_int(const AgentParams& p, const char* name) { return static_cast<int>(p.at(name)); }
+struct DropletParams {
+  int warmup_trials = 64;
+  int max_radius = 3;
+  double p_value = 0.05;
+};
+
+const OptionParams<DropletParams>& droplet_params() {
+  using O = DropletParams;
+  static const OptionParams<O> params{{
+      param<O>("warmup_trials", Kind::kInteger, 0, "random trials before the descent starts",
+               [](O& o) -> int& { return o.warmup_trials; }),
+      param<O>("max_radius", Kind::kInteger, 1, "neighbourhood radius at which the descent stops",
+               [](O& o) -> int& { return o.max_radius; }),
+      param<O>("p_value", Kind::kProbability, 0, "significance a move must reach", [](O& o) -> double& { return o.p_value; }),
+  }};
+  return params;
+}
+
+// Declared once: YAML validation, the options struct and `tessera agents` all come from here.
+const OptionParams<EvolutionOptions>& evolution_params() {
+  using O = EvolutionOptions;
+  static const OptionParams<O> params{{
+      param<O>("population", Kind::kInteger, 2, "candidates per generation", [](O& o) -> int& { return o.population; }),
+      param<O>("generations", Kind::kInteger, 0, "generations of selection and mutation per round",
+               [](O& o) -> int& { return o.generations; }),
+      param<O>("mutation_probability", Kind::kProbability, 0, "chance a selected parent is mutated",
+               [](O& o) -> double& { return o.mutation_probability; }),
+      param<O>("eps_greedy", Kind::kProbability, 0, "share of each batch drawn at random",
+               [](O& o) -> double& { return o.eps_greedy; }),
+      param<O>("init_from_best", Kind::kProbability, 0, "share of the first generation from measured bests",
+               [](O& o) -> double& { return o.init_from_best; }),
+  }};
+  return params;
+}
 
 std::vector<AgentEntry>& entries() {
   static std::vector<AgentEntry> table = {
       {"random", "uniform samples of every sketch's knobs, never repeated", {}, false,
        [](const AgentParams&, const AgentContext& c) { return std::make_unique<RandomSearch>(c.seed); }},
-      {"droplet",
-       "random warm-up, then coordinate descent from the best with a Welch t-test",
-       {{"warmup_trials", Kind::kInteger, 0, 64, "random trials before the descent starts"},
-        {"max_radius", Kind::kInteger, 1, 3, "neighbourhood radius at which the descent stops"},
-        {"p_value", Kind::kProbability, 0, 0.05, "significance a move must reach"}},
-       false,
+      {"droplet", "random warm-up, then coordinate descent from the best with a Welch t-test",
+       droplet_params().declared(), false,
        [](const AgentParams& p, const AgentContext& c) {
-         return std::make_unique<WarmDroplet>(c.seed, as_int(p, "warmup_trials"), as_int(p, "max_radius"),
-                                              p.at("p_value"));
+         const DropletParams o = droplet_params().fill(p);
+         return std::make_unique<WarmDroplet>(c.seed, o.warmup_trials, o.max_radius, o.p_value);
        }},
-      {"evolutionary",
-       "Ansor's evolutionary search on the learned proxy; measures the best-ranked few",
-       {{"population", Kind::kInteger, 2, 2048, "candidates per generation"},
-        {"generations", Kind::kInteger, 0, 4, "generations of selection and mutation per round"},
-        {"mutation_probability", Kind::kProbability, 0, 0.85, "chance a selected parent is mutated"},
-        {"eps_greedy", Kind::kProbability, 0, 0.05, "share of each batch drawn at random"},
-        {"init_from_best", Kind::kProbability, 0, 0.2, "share of the first generation from measured bests"}},
-       true,
+      {"evolutionary", "Ansor's evolutionary search on the learned proxy; measures the best-ranked few",
+       evolution_params().declared(), true,
        [](const AgentParams& p, const AgentContext& c) {
-         EvolutionOptions o;
-         o.population = as_int(p, "population");
-         o.generations = as_int(p, "generations");
-         o.mutation_probability = p.at("mutation_probability");
-         o.eps_greedy = p.at("eps_greedy");
-         o.init_from_best = p.at("init_from_best");
-         return std::make_unique<EvolutionarySearch>(c.cost_model, c.seed, o);
+         return std::make_unique<EvolutionarySearch>(c.cost_model, c.seed, evolution_params().fill(p));
        }},
   };
   return table;
@@ -129,6 +148,20 @@ Result<std::unique_ptr<SearchAgent>> make_agent(const std::string& name, const A
   } catch (...) {
     return make_error("agent '" + name + "': its factory threw a non-standard exception");
   }
+}
+
+std::vector<std::string> describe_params(const std::vector<AgentParam>& params) {
+  std::vector<std::string> out;
+  for (const AgentParam& p : params) {
+    const char* kind = p.kind == Kind::kInteger       ? "integer"
+                       : p.kind == Kind::kProbability ? "probability"
+                       : p.kind == Kind::kBoolean     ? "boolean (0|1)"
+                                                      : "number";
+    char head[160];
+    std::snprintf(head, sizeof head, "%s: %s >= %g, default %g", p.name.c_str(), kind, p.min, p.fallback);
+    out.push_back(std::string(head) + (p.help.empty() ? "" : " — " + p.help));
+  }
+  return out;
 }
 
 }  // namespace tessera::agents

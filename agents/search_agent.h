@@ -25,7 +25,15 @@ class SearchAgent {
   virtual void observe(const env::TuningTask& task, const std::vector<env::Measurement>& measured) = 0;
   // True when the agent has converged and would only repeat itself.
   virtual bool done() const { return false; }
+  // True when `propose` sets each candidate's source (env::Candidate::source) itself, naming
+  // the part of the agent that found it; otherwise propose_tagged tags them with name().
+  virtual bool tags_sources() const { return false; }
 };
+
+// `agent.propose` with every candidate's source set: the agent's own tags where it gives them
+// (tags_sources), its name otherwise — so records credit whoever proposed each candidate.
+// Every search loop proposes through this.
+std::vector<env::Candidate> propose_tagged(SearchAgent& agent, const env::TuningTask& task, int count);
 
 // Runs `agent` on `task` in batches until `trials` candidates were measured or it is done.
 void run_search(SearchAgent& agent, env::TuningTask& task, int trials, int batch_size);

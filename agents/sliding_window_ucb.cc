@@ -2,6 +2,7 @@
 #include "agents/sliding_window_ucb.h"
 
 #include <cmath>
+#include <limits>
 
 namespace tessera::agents {
 
@@ -20,6 +21,13 @@ double SlidingWindowUcb::mean(int arm) const {
   return n ? sum / n : 0.0;
 }
 
+double SlidingWindowUcb::upper_bound(int arm) const {
+  const int n = plays(arm);
+  if (n == 0) return std::numeric_limits<double>::infinity();
+  const double horizon = std::log(static_cast<double>(std::min<long>(t_, window_)));
+  return mean(arm) + c_ * std::sqrt(std::max(0.0, horizon) / n);
+}
+
 int SlidingWindowUcb::select(std::mt19937_64& rng) const {
   std::vector<int> unplayed;
   for (int a = 0; a < arms_; ++a) {
@@ -28,11 +36,10 @@ int SlidingWindowUcb::select(std::mt19937_64& rng) const {
   if (!unplayed.empty()) {
     return unplayed[std::uniform_int_distribution<size_t>(0, unplayed.size() - 1)(rng)];
   }
-  const double horizon = std::log(static_cast<double>(std::min<long>(t_, window_)));
   std::vector<int> best;
   double top = -1e300;
   for (int a = 0; a < arms_; ++a) {
-    double bound = mean(a) + c_ * std::sqrt(std::max(0.0, horizon) / plays(a));
+    const double bound = upper_bound(a);
     if (bound > top + 1e-12) {
       top = bound;
       best = {a};

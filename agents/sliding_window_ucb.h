@@ -24,6 +24,8 @@ class SlidingWindowUcb {
   int arms() const { return arms_; }
   int plays(int arm) const;    // within the window
   double mean(int arm) const;  // within the window; 0 without plays
+  // mean + c * sqrt(log(min(t, window)) / plays); infinity for an arm without plays.
+  double upper_bound(int arm) const;
 
  private:
   int arms_, window_;

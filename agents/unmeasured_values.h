@@ -2,9 +2,8 @@
 // value that no measured candidate of the centre's sketch holds on that knob.
 //
 // A proxy knows least about such values, and neither greedy climbs nor mutation reach one that
-// lies several moves away when every move in between scores lower. harl on ResNet-50's 1x1
-// conv measured no candidate with an innermost w tile of 8 (evolutionary's best basin, three
-// prime-factor moves from harl's 14) and stalled 5% short in every race.
+// lies several moves away when every move in between scores lower (the race that showed it:
+// bench/NOTES.md). harl's jump source (agents/rl/jump_source.h) proposes them.
 #pragma once
 
 #include <vector>

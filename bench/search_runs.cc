@@ -36,6 +36,12 @@ struct SearchRun {
 
 double round1(double v) { return std::round(v * 10) / 10; }
 
+// The seed of the single-task search cases: $TESSERA_SEED, default 1.
+uint64_t bench_seed() {
+  const char* seed = std::getenv("TESSERA_SEED");
+  return seed ? std::strtoull(seed, nullptr, 10) : 1;
+}
+
 std::filesystem::path records_dir() {
   const char* dir = std::getenv("TESSERA_BENCH_RECORDS");
   return dir ? dir : TESSERA_BINARY_DIR "/bench_records";
@@ -84,7 +90,7 @@ Result<SearchRun> search(const schedule::ComputeDAG& dag, const std::string& age
   const auto start = Clock::now();
   double measuring = 0;  // of run.seconds; the rest is the agent's (proposing, learning)
   while (run.task->trials() < trials && !(*agent)->done()) {
-    auto candidates = (*agent)->propose(*run.task, std::min(batch, trials - run.task->trials()));
+    auto candidates = agents::propose_tagged(**agent, *run.task, std::min(batch, trials - run.task->trials()));
     if (candidates.empty()) break;
     const auto measure_start = Clock::now();
     auto measured = run.task->measure(candidates);
@@ -135,6 +141,8 @@ void describe_search(nlohmann::json& line, const std::string& agent, const Searc
   line["best_knobs"] = sketch.knobs.to_json(best.candidate.knobs);
   line["curve"] = curve_json(run.curve);  // [trials, seconds, best GFLOP/s] per batch
   line["threads"] = 1;
+  line["best_source"] = best.candidate.source;
+  line["sources"] = run.task->credit().to_json();  // per proposing source: measured, improvements, best
 }
 
 runtime::MeasureOptions bench_measure() {
@@ -147,7 +155,7 @@ runtime::MeasureOptions bench_measure() {
 
 nlohmann::json run_search_sgemm(const std::string& agent, int64_t n, int trials) {
   auto dag = schedule::matmul(n, n, n);
-  auto run = search(*dag, agent, trials, 1, bench_measure(), records_path(agent + "_sgemm_" + std::to_string(n)));
+  auto run = search(*dag, agent, trials, bench_seed(), bench_measure(), records_path(agent + "_sgemm_" + std::to_string(n)));
   if (!run) return error_json(run.error().message);
   runtime::set_num_threads(1);
   openblas_set_num_threads(1);
@@ -161,7 +169,7 @@ nlohmann::json run_search_sgemm(const std::string& agent, int64_t n, int trials)
 
 Result<CompiledSchedule> search_and_compile(const schedule::ComputeDAG& dag, const std::string& agent, int trials,
                                             const std::string& records, nlohmann::json& line) {
-  auto run = search(dag, agent, trials, 1, bench_measure(), records_path(records));
+  auto run = search(dag, agent, trials, bench_seed(), bench_measure(), records_path(records));
   if (!run) return run.error();
   runtime::set_num_threads(1);
   const auto& best = *run->task->best();
@@ -174,7 +182,7 @@ Result<CompiledSchedule> search_and_compile(const schedule::ComputeDAG& dag, con
 nlohmann::json run_search_conv2d(const std::string& agent, const schedule::Conv2dParams& p, int trials) {
   auto dag = schedule::conv2d_bias_relu(p);
   if (!dag) return error_json(dag.error().message);
-  auto run = search(*dag, agent, trials, 1, bench_measure(), records_path(agent + "_conv2d_c64_56_k64_" +
+  auto run = search(*dag, agent, trials, bench_seed(), bench_measure(), records_path(agent + "_conv2d_c64_56_k64_" +
                                                                         (p.layout == schedule::Layout::kNHWC ? "nhwc" : "nchw")));
   if (!run) return error_json(run.error().message);
   const auto& best = *run->task->best();
@@ -244,6 +252,7 @@ nlohmann::json run_search_suite(const std::vector<std::string>& agents, int tria
       for (int at : {64, 200, 1000}) {
         if (at <= trials) line["best_gflops_at_" + std::to_string(at)] = round1(best_at(run.curve, at));
       }
+      line["sources"] = run.task->credit().to_json();
       lines.push_back(line);
     }
     return lines;
@@ -279,7 +288,8 @@ nlohmann::json run_search_race(const std::vector<std::string>& challengers, int 
                        {"within_half_of_evolutionary_time", reached_at >= 0 && reached_at <= evo->seconds / 2},
                        // Within measurement noise of the baseline (repeat spread is about 1-2%).
                        {"seconds_to_99pct_of_evolutionary_final", round1(seconds_to(run->curve, 0.99 * target))},
-                       {"curve", curve_json(run->curve)}, {"threads", 1}});
+                       {"curve", curve_json(run->curve)}, {"threads", 1},
+                       {"sources", run->task->credit().to_json()}});
     }
     return lines;
   });

@@ -14,6 +14,7 @@ Result<double> check_param(const std::vector<Param>& params, const std::string& 
     if (p.kind == Param::Kind::kProbability && (value < 0 || value > 1)) {
       return make_error("must be a probability in [0, 1]");
     }
+    if (p.kind == Param::Kind::kBoolean && value != 0 && value != 1) return make_error("must be 0 or 1 (off or on)");
     if (value < p.min) {
       char text[64];
       std::snprintf(text, sizeof text, "must be at least %g", p.min);

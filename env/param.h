@@ -12,7 +12,7 @@
 namespace tessera::env {
 
 struct Param {
-  enum class Kind { kInteger, kNumber, kProbability };
+  enum class Kind { kInteger, kNumber, kProbability, kBoolean };  // a boolean is 0 or 1
   std::string name;
   Kind kind = Kind::kInteger;
   double min = 0;        // smallest allowed value (probabilities are also <= 1)

@@ -54,12 +54,14 @@ std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candi
     Measurement m{c, std::move(result)};
     ++trials_;
     if (m.ok() && (!best_ || m.seconds() < best_->seconds())) best_ = m;
+    credit_.add(c.source, m.ok(), m.seconds());
     if (records_) {
       const schedule::Sketch& s = sketch(c);
       auto steps = schedule::steps_to_json(s.steps(c.knobs));
       auto record = runtime::make_record(dag_.workload_key(), dag_.summary(), s.id, steps,
                                          m.result, s.knobs.to_json(c.knobs));
       record.target = options_.target;
+      record.source = c.source;
       record.hardware.gpu = options_.gpu_fingerprint;
       if (auto r = records_->append(record); !r) warnings_.push_back(r.error().message);
     }
@@ -116,8 +118,10 @@ int TuningTask::restore(const std::vector<runtime::MeasureRecord>& records) {
     result.error = r.error;
     result.message = r.message;
     result.compile_seconds = r.compile_seconds;
+    c->source = r.source;
     Measurement m{*c, result};
     if (m.ok() && (!best_ || m.seconds() < best_->seconds())) best_ = m;
+    credit_.add(r.source, m.ok(), m.seconds());
     seen_.emplace(*c, std::move(m));
     ++trials_;
     ++restored;

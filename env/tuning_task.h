@@ -22,17 +22,23 @@
 #include "runtime/measurer.h"
 #include "runtime/records.h"
 #include "runtime/runner.h"
+#include "runtime/source_credit.h"
 #include "schedule/sketch.h"
 
 namespace tessera::env {
 
+// A candidate's identity is (sketch, knobs); `source` is only who proposed it — a part of a
+// search ("climb", "evolved", ...) or an agent's name — and is recorded with its measurement
+// for credit. It takes no part in comparisons: the same schedule from two sources is one
+// candidate, credited to the source that had it measured first.
 struct Candidate {
   int sketch = 0;
   schedule::KnobValues knobs;
+  std::string source;
   bool operator<(const Candidate& o) const {
     return sketch != o.sketch ? sketch < o.sketch : knobs < o.knobs;
   }
-  bool operator==(const Candidate& o) const = default;
+  bool operator==(const Candidate& o) const { return sketch == o.sketch && knobs == o.knobs; }
 };
 
 struct Measurement {
@@ -102,6 +108,9 @@ class TuningTask {
   const std::map<Candidate, Measurement>& measurements() const { return seen_; }
   int trials() const { return trials_; }
   const std::optional<Measurement>& best() const { return best_; }
+  // Per proposing source: measured, improvements, best (restored measurements included, in
+  // record order; Candidate::source, "unknown" where empty).
+  const runtime::CreditBySource& credit() const { return credit_; }
   double best_gflops() const;
 
   // Re-times the `top` fastest correct candidates: `rounds` rounds in which each is measured
@@ -123,6 +132,7 @@ class TuningTask {
   std::optional<runtime::RecordWriter> records_;
   std::map<Candidate, Measurement> seen_;
   std::optional<Measurement> best_;
+  runtime::CreditBySource credit_;
   int trials_ = 0;
   std::vector<std::string> warnings_;
 };

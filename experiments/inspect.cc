@@ -16,6 +16,7 @@
 #include "runtime/builder.h"
 #include "runtime/records.h"
 #include "runtime/runner.h"
+#include "runtime/source_credit.h"
 #include "schedule/lower.h"
 #include "schedule/sketch.h"
 #include "schedule/step_json.h"
@@ -30,6 +31,7 @@ struct BestOfTask {
   std::vector<schedule::Step> steps;
   double reported_seconds = 0;   // re-timed when the run re-timed it, else the record's median
   bool retimed = false;
+  runtime::CreditBySource credit;  // of the task's records, by the source that proposed each
 };
 
 // summary.json's entry for a task (null when there is none): it names the reported best.
@@ -74,7 +76,8 @@ Result<std::vector<BestOfTask>> load_bests(const std::string& run_dir, TuneConfi
     auto steps = schedule::steps_from_json(chosen.steps);
     if (!steps) return make_error(spec.name + ": the best record's steps: " + steps.error().message);
     double seconds = reported ? entry["best_seconds_retimed"].get<double>() : chosen.median_cost();
-    bests.push_back({spec, std::move(*dag), chosen, std::move(*steps), seconds, reported.has_value()});
+    runtime::CreditBySource credit = runtime::credit_of(file->records, dag->workload_key());
+    bests.push_back({spec, std::move(*dag), chosen, std::move(*steps), seconds, reported.has_value(), std::move(credit)});
   }
   *config_out = *config;
   return bests;
@@ -97,8 +100,11 @@ int run_best(const std::string& run_dir) {
       std::printf(" re-timed; %.3f ms (%.1f GFLOP/s) in search", b.record.median_cost() * 1e3,
                   b.dag.flop_count() / b.record.median_cost() * 1e-9);
     }
-    std::printf(", sketch %s\nknobs %s\nsteps %s\n", b.record.sketch.c_str(), b.record.knobs.dump().c_str(),
-                b.record.steps.dump().c_str());
+    std::printf(", sketch %s, proposed by %s\nknobs %s\nsteps %s\n", b.record.sketch.c_str(),
+                b.record.source.empty() ? runtime::kUnknownSource : b.record.source.c_str(),
+                b.record.knobs.dump().c_str(), b.record.steps.dump().c_str());
+    std::printf("sources:\n");
+    for (const std::string& line : b.credit.lines()) std::printf("  %s\n", line.c_str());
     schedule::State state(b.dag);
     if (auto r = state.apply_all(b.steps); !r) {
       std::printf("(the steps no longer apply: %s)\n", r.error().message.c_str());

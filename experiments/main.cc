@@ -10,6 +10,7 @@
 #include "experiments/config.h"
 #include "experiments/conformance.h"
 #include "experiments/inspect.h"
+#include "experiments/list_agents.h"
 #include "experiments/proxy_eval.h"
 #include "experiments/quickstart.h"
 #include "experiments/run_network.h"
@@ -76,6 +77,10 @@ const Command kCommands[] = {
      "those named. Each agent tunes a small matmul on the replay simulator; each cost model is\n"
      "trained on simulated measurements and must score every candidate. Exits non-zero if any\n"
      "fails or a plug-in is refused."},
+    {"agents", "tessera agents [--plugin LIB.so ...]",
+     "List the registered agents (built-in, learned and those the plug-ins add), each with its\n"
+     "parameters as configs set them under search.params: kind, lower bound, default and what it\n"
+     "does. Every parameter is declared once beside the options it fills (agents/option_params.h)."},
     {"quickstart", "tessera quickstart [--m N] [--n N] [--k N] [--threads N] [--print-ir]",
      "JIT-compile the hand-scheduled matmul (default 1024^3), check it against the reference\n"
      "evaluator and print its GFLOP/s."},
@@ -142,6 +147,7 @@ int main(int argc, char** argv) {
   if (command == "inspect") return run_inspect(args);
   if (command == "run") return run_network(args);
   if (command == "conformance") return run_conformance(args);
+  if (command == "agents") return run_list_agents(args);
   if (command == "best" || command == "replay") {
     if (args.size() != 1) {
       std::fprintf(stderr, "usage: %s\n", known->usage);

@@ -70,6 +70,7 @@ void report_best(env::TuningTask& tuning, const TuneConfig& config, nlohmann::js
   entry["best_gbps"] = bytes / seconds * 1e-9;
   entry["best_sketch"] = tuning.sketch(reported).id;
   entry["best_knobs"] = tuning.sketch(reported).knobs.to_json(reported.knobs);
+  entry["best_source"] = reported.source.empty() ? runtime::kUnknownSource : reported.source;
 }
 
 // The result table's line for a task: the reported (re-timed) figure, the in-search one beside.
@@ -213,7 +214,7 @@ int run_tune(const TuneConfig& config) {
         break;
       }
       int want = static_cast<int>(std::min<int64_t>(config.batch_size, config.trials - tuning.trials()));
-      auto candidates = (*agent)->propose(tuning, want);
+      auto candidates = agents::propose_tagged(**agent, tuning, want);
       if (candidates.empty()) {
         converged = true;
         break;
@@ -235,6 +236,8 @@ int run_tune(const TuneConfig& config) {
                             {"elapsed_seconds", elapsed()},
                             {"converged", converged},
                             {"best_gflops", tuning.best_gflops()}};
+    entry["sources"] = tuning.credit().to_json();  // per proposing source: measured, improvements, best
+    for (const std::string& line : tuning.credit().lines()) log.say("[" + spec.name + "] source " + line);
     if (tuning.best()) {
       report_best(tuning, config, entry, log, spec.name);
     } else {

@@ -57,7 +57,7 @@ std::vector<env::Candidate> default_candidates(const env::TuningTask& task) {
     for (size_t s = 0; s < task.sketches().size(); ++s) {
       if (task.sketches()[s].id != choice.sketch) continue;
       if (auto knobs = task.sketches()[s].knobs.from_json(choice.knobs)) {
-        out.push_back({static_cast<int>(s), *knobs});
+        out.push_back({static_cast<int>(s), *knobs, "default"});  // credited as such (Candidate::source)
       }
     }
   }
@@ -145,6 +145,7 @@ int run_tune_network(const TuneConfig& config) {
     for (TaskSlot& slot : slots) {
       for (const env::TransferPick& pick : env::transfer_candidates(*slot.tuning, *records)) {
         slot.transfer.push_back(pick.candidate);
+        slot.transfer.back().source = "transfer";
         ++picked;
         exact += pick.exact;
       }
@@ -184,7 +185,7 @@ int run_tune_network(const TuneConfig& config) {
     } else {
       int want = std::max(0, config.batch_size - static_cast<int>(batch.size()));
       want = std::min<int64_t>(want, std::max<int64_t>(1, config.trials - total_trials()));
-      for (env::Candidate& c : slot.agent->propose(task, want)) batch.push_back(std::move(c));
+      for (env::Candidate& c : agents::propose_tagged(*slot.agent, task, want)) batch.push_back(std::move(c));
     }
     env::RoundResult r;
     if (!batch.empty()) slot.agent->observe(task, task.measure(batch));
@@ -275,6 +276,7 @@ int run_tune_network(const TuneConfig& config) {
     nlohmann::json entry = {{"name", f.name}, {"weight", f.weight}, {"trials", slots[t].tuning->trials()},
                             {"workload_key", f.dag.workload_key()}, {"flops", f.dag.flop_count()}};
     if (std::isfinite(best_ms[t])) entry["best_ms"] = best_ms[t], entry["best_gflops"] = gflops;
+    entry["sources"] = slots[t].tuning->credit().to_json();  // default, transfer, the agent's sources
     summary["tasks"].push_back(entry);
   }
   summary["estimated_ms"] = estimate * 1e3;

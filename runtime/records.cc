@@ -61,7 +61,8 @@ nlohmann::json record_to_json(const MeasureRecord& r) {
           {"error", to_string(r.error)},
           {"message", r.message},
           {"compile_seconds", r.compile_seconds},
-          {"timestamp", r.timestamp}};
+          {"timestamp", r.timestamp},
+          {"source", r.source}};
 }
 
 Result<MeasureRecord> record_from_json(const nlohmann::json& j) {
@@ -103,6 +104,8 @@ Result<MeasureRecord> record_from_json(const nlohmann::json& j) {
     r.compile_seconds = j.at(field).get<double>();
     field = "timestamp";
     r.timestamp = j.at(field).get<std::string>();
+    field = "source";  // optional: absent in records written before sources were recorded
+    if (j.contains(field)) r.source = j.at(field).get<std::string>();
   } catch (const nlohmann::json::exception&) {
     return make_error(std::string("field '") + field + "' is missing or has the wrong type");
   }

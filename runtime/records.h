@@ -3,7 +3,8 @@
 //
 // A record holds the workload key (and readable summary), the target, the hardware
 // fingerprint, the candidate (sketch id and schedule steps), every repeat's cost in seconds,
-// the error class and message, compile time, a timestamp and the format version. The writer
+// the error class and message, compile time, a timestamp, the format version and the source
+// that proposed it (optional: records written before it was added read as ""). The writer
 // appends each record as a single write() of one line, so a killed run loses at most the line
 // being written; the reader reports a corrupt or half-written line by file and line number,
 // skips it and loads the rest. Lines of a newer format version are skipped with a warning.
@@ -35,6 +36,7 @@ struct MeasureRecord {
   std::string message;
   double compile_seconds = 0;
   std::string timestamp;         // ISO 8601, UTC
+  std::string source;            // who proposed it ("climb", "evolved", an agent's name); may be empty
 
   double median_cost() const;    // 0 when there are no costs
 };

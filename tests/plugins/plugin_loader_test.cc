@@ -60,7 +60,7 @@ TEST(PluginLoader, ALibraryWithoutTheEntryPointIsRefused) {
 
 TEST(PluginLoader, AWrongInterfaceVersionIsRefusedBeforeAnythingIsCalled) {
   EXPECT_EQ(refusal(PLUGIN_WRONG_VERSION),
-            "built for plug-in interface version 999, this Tessera loads version 1 (rebuild it against this Tessera)");
+            "built for plug-in interface version 1000, this Tessera loads version 2 (rebuild it against this Tessera)");
   EXPECT_EQ(find_agent("wrong_version_agent"), nullptr);
 }
 

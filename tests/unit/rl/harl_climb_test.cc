@@ -1,10 +1,10 @@
-// harl's proxy climbs and batch shares: once something is measured, each round scores the
-// neighbourhoods of the fastest measured candidates (with climb_starts and wide_starts 0,
-// none); every sketch gets its share of each batch.
+// harl's climb and scan sources and the sketch share: once something is measured, each round
+// the climb and scan sources score the neighbourhoods of the fastest measured candidates (with
+// climb_starts and wide_starts 0 those sources are off); every sketch gets its share of each
+// batch.
 #include <gtest/gtest.h>
 
 #include <map>
-#include <set>
 
 #include "agents/rl/harl_search.h"
 #include "env/proxy/reward_proxy.h"
@@ -26,7 +26,12 @@ int climbed_in_third_round(int climb_starts, int wide_starts = 0) {
   options.wide_starts = wide_starts;
   HarlSearch harl(std::make_shared<env::RewardProxy>(proxy), 5, options);
   for (int round = 0; round < 3; ++round) harl.observe(*task, task->measure(harl.propose(*task, 8)));
-  return harl.last_round().climbed;
+  const auto& proposed = harl.last_round().proposed;
+  int climbed = 0;
+  for (const char* source : {"climb", "scan"}) {
+    if (auto it = proposed.find(source); it != proposed.end()) climbed += it->second;
+  }
+  return climbed;
 }
 
 TEST(HarlClimbs, ScoreTheNeighbourhoodsOfTheFastestMeasured) {
@@ -44,6 +49,8 @@ int fewest_of_a_sketch(double sketch_share) {
   HarlOptions options;
   options.sketch_share = sketch_share;
   options.exploration.epsilon = 0;  // no random picks: only the share spreads the batch
+  options.plan_share = 0;           // no source quotas either
+  options.adaptive = false;         // and no evolved fresh share
   HarlSearch harl(std::make_shared<test_support::LinearModel>(), 5, options);
   int fewest = 1 << 20;
   for (int round = 0; round < 5; ++round) {
@@ -64,33 +71,6 @@ TEST(HarlBatches, GiveEverySketchItsShare) {
   EXPECT_GE(fewest_of_a_sketch(0.5), 4);
   // Without the share the model's preference decides, and one sketch goes short.
   EXPECT_LT(fewest_of_a_sketch(0.0), 4);
-}
-
-TEST(HarlBatches, GiveJumpSlotsToKnobValuesNothingMeasuredHolds) {
-  env::TaskOptions task_options;
-  task_options.measurer = std::make_shared<runtime::ReplaySimulator>();
-  auto task = env::TuningTask::create(*schedule::matmul(96, 64, 80), task_options).value();
-  HarlOptions options;
-  options.jump_slots = 3;
-  HarlSearch harl(std::make_shared<test_support::LinearModel>(), 5, options);
-  harl.observe(*task, task->measure(harl.propose(*task, 16)));
-  // What the sketches' measured candidates hold on each knob, before the next batch.
-  std::map<int, std::vector<std::set<int>>> held;
-  for (const auto& [c, m] : task->measurements()) {
-    held[c.sketch].resize(c.knobs.size());
-    for (size_t k = 0; k < c.knobs.size(); ++k) held[c.sketch][k].insert(c.knobs[k]);
-  }
-  const std::vector<env::Candidate> batch = harl.propose(*task, 16);
-  ASSERT_EQ(harl.last_round().jumps, 3);
-  for (int i = 0; i < 3; ++i) {  // the jumps lead the batch
-    const env::Candidate& jump = batch[static_cast<size_t>(i)];
-    int unheld = 0;
-    for (size_t k = 0; k < jump.knobs.size(); ++k) unheld += held[jump.sketch][k].count(jump.knobs[k]) == 0;
-    EXPECT_EQ(unheld, 1) << "jump " << i;
-  }
-  HarlSearch plain(std::make_shared<test_support::LinearModel>(), 5, HarlOptions{});
-  plain.propose(*task, 16);
-  EXPECT_EQ(plain.last_round().jumps, 0);
 }
 
 }  // namespace

@@ -29,15 +29,20 @@ TEST(HarlFirstRound, IsTheEvolutionaryAgentsFirstBatchAtTheSameSeed) {
   EvolutionarySearch evo(small_proxy(), 11);
   const std::vector<env::Candidate> first = harl.propose(*harl_task, 16);
   EXPECT_EQ(first, evo.propose(*evo_task, 16));
-  EXPECT_EQ(harl.last_round().trajectories, 0);
-  EXPECT_EQ(harl.last_round().fresh, 16);
+  EXPECT_EQ(harl.last_round().trajectories.trajectories, 0);
+  // All of it is the evolved source's (and its ε random picks); no other source ran.
+  EXPECT_EQ(harl.last_round().proposed.size(), 1u);
+  EXPECT_EQ(harl.last_round().batch.at("evolved") + harl.last_round().batch.count("random") *
+                                                        harl.last_round().batch.at("random"), 16);
+  for (const env::Candidate& c : first) EXPECT_TRUE(c.source == "evolved" || c.source == "random") << c.source;
 
   // Once something is measured, harl's own round runs: trajectories, climbs, its own batch.
   harl.observe(*harl_task, harl_task->measure(first));
   evo.observe(*evo_task, evo_task->measure(first));
   const std::vector<env::Candidate> second = harl.propose(*harl_task, 16);
-  EXPECT_GT(harl.last_round().trajectories, 0);
-  EXPECT_GT(harl.last_round().climbed, 0);
+  EXPECT_GT(harl.last_round().trajectories.trajectories, 0);
+  EXPECT_GT(harl.last_round().proposed.at("climb"), 0);
+  EXPECT_FALSE(harl.last_round().plan.source_quotas.empty());
   EXPECT_NE(second, evo.propose(*evo_task, 16));
   for (const env::Candidate& c : second) EXPECT_FALSE(harl_task->measured(c));
 }

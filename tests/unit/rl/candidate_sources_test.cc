@@ -1,0 +1,167 @@
+// harl's candidate sources, each alone on the replay simulator: what each proposes is tagged
+// with its name, scored as the model scores it, and is what the source promises (screened
+// draws of every sketch; climbs that raise the score; two-move rings; one-knob jumps to
+// unmeasured values; an evolved population; PPO trajectories whose sketch bandit learns only
+// from its own candidates).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "agents/rl/climb_source.h"
+#include "agents/rl/evolved_source.h"
+#include "agents/rl/jump_source.h"
+#include "agents/rl/ppo_source.h"
+#include "agents/rl/scan_source.h"
+#include "agents/rl/screened_source.h"
+#include "runtime/replay_simulator.h"
+#include "schedule/ops.h"
+#include "tests/unit/linear_model.h"
+
+namespace tessera::agents::rl {
+namespace {
+
+struct Fixture {
+  std::unique_ptr<env::TuningTask> task;
+  ModelFeeder feeder{std::make_shared<test_support::LinearModel>()};
+  std::mt19937_64 rng{7};
+  ExplorationSettings settings;
+  Scored pool;
+
+  // A simulated matmul with `measured` random candidates measured.
+  explicit Fixture(int measured) {
+    env::TaskOptions options;
+    options.measurer = std::make_shared<runtime::ReplaySimulator>();
+    task = env::TuningTask::create(*schedule::matmul(96, 64, 80), options).value();
+    std::vector<env::Candidate> drawn;
+    for (int i = 0; i < measured; ++i) drawn.push_back(task->sample(rng));
+    task->measure(drawn);
+  }
+  Scored run(CandidateSource& source) { return source.propose({*task, feeder, rng, settings, pool}); }
+  // The model's score of `c` now (the sources must report it unchanged).
+  double score(const env::Candidate& c) { return feeder.score(*task, {c}).front(); }
+};
+
+int knobs_apart(const env::Candidate& a, const env::Candidate& b) {
+  int n = 0;
+  for (size_t k = 0; k < a.knobs.size(); ++k) n += a.knobs[k] != b.knobs[k];
+  return n;
+}
+
+void expect_tagged_and_scored(Fixture& f, const Scored& proposed, const std::string& name) {
+  ASSERT_FALSE(proposed.empty()) << name;
+  for (size_t i = 0; i < proposed.size(); i += 1 + proposed.size() / 16) {
+    EXPECT_EQ(proposed[i].second.source, name);
+    EXPECT_NEAR(proposed[i].first, f.score(proposed[i].second), 1e-4) << name << " reported a score the model did not give";
+  }
+}
+
+TEST(CandidateSources, ScreenedDrawsEverySketch) {
+  Fixture f(0);
+  ScreenedSource screened(20);
+  const Scored proposed = f.run(screened);
+  expect_tagged_and_scored(f, proposed, "screened");
+  std::map<int, int> per_sketch;
+  for (const auto& [score, c] : proposed) ++per_sketch[c.sketch];
+  EXPECT_EQ(per_sketch.size(), f.task->sketches().size());
+  for (const auto& [sketch, n] : per_sketch) EXPECT_LE(n, 20);
+}
+
+TEST(CandidateSources, ClimbsFromTheFastestMeasuredRaiseTheScore) {
+  Fixture none(0);
+  ClimbSource idle(4, 3);
+  EXPECT_TRUE(none.run(idle).empty()) << "nothing measured: nowhere to climb from";
+
+  Fixture f(24);
+  ClimbSource climb(4, 3);
+  const Scored proposed = f.run(climb);
+  expect_tagged_and_scored(f, proposed, "climb");
+  double best_start = -1e30, best_found = -1e30;
+  for (const env::Candidate& c : climb_starts(*f.task, 4)) best_start = std::max(best_start, f.score(c));
+  for (const auto& [score, c] : proposed) best_found = std::max(best_found, score);
+  EXPECT_GT(best_found, best_start) << "a climb on a linear model from a random start always finds a better neighbour";
+}
+
+TEST(CandidateSources, ScanStaysWithinTwoMovesOfTheFastest) {
+  Fixture f(24);
+  ScanSource scan(1);
+  const Scored proposed = f.run(scan);
+  expect_tagged_and_scored(f, proposed, "scan");
+  const env::Candidate centre = fastest_measured(*f.task, 1).front();
+  for (const auto& [score, c] : proposed) {
+    EXPECT_EQ(c.sketch, centre.sketch);
+    EXPECT_LE(knobs_apart(c, centre), 2);
+  }
+}
+
+TEST(CandidateSources, JumpsMoveOneKnobToAnUnmeasuredValue) {
+  Fixture f(24);
+  JumpSource jump(1);
+  const Scored proposed = f.run(jump);
+  expect_tagged_and_scored(f, proposed, "jump");
+  const env::Candidate centre = fastest_measured(*f.task, 1).front();
+  std::vector<std::set<int>> held(centre.knobs.size());
+  for (const auto& [c, m] : f.task->measurements()) {
+    if (c.sketch != centre.sketch) continue;
+    for (size_t k = 0; k < c.knobs.size(); ++k) held[k].insert(c.knobs[k]);
+  }
+  for (const auto& [score, c] : proposed) {
+    ASSERT_EQ(knobs_apart(c, centre), 1);
+    for (size_t k = 0; k < c.knobs.size(); ++k) {
+      if (c.knobs[k] != centre.knobs[k]) EXPECT_EQ(held[k].count(c.knobs[k]), 0u);
+    }
+  }
+}
+
+TEST(CandidateSources, EvolvedPopulationBeatsItsRandomStart) {
+  Fixture f(0);
+  EvolutionOptions options;
+  options.population = 64;
+  EvolvedSource evolved(options);
+  const Scored proposed = f.run(evolved);
+  expect_tagged_and_scored(f, proposed, "evolved");
+  EXPECT_GT(proposed.size(), 64u) << "the generations add children to the first population";
+  // The best of four generations of score-weighted selection beats the best of a fresh draw of
+  // the same size on the same model.
+  ScreenedSource draw(32);  // 32 per sketch: 64 in all
+  double best_evolved = -1e30, best_drawn = -1e30;
+  for (const auto& [score, c] : proposed) best_evolved = std::max(best_evolved, score);
+  for (const auto& [score, c] : f.run(draw)) best_drawn = std::max(best_drawn, score);
+  EXPECT_GT(best_evolved, best_drawn);
+}
+
+TEST(CandidateSources, PpoTrajectoriesAndItsSketchBanditLearnFromItsOwnCandidatesOnly) {
+  Fixture f(16);
+  ScreenedSource screened(8);
+  f.pool = f.run(screened);
+  PpoSource ppo(PpoSourceOptions{});
+  f.settings.trajectories = 6;
+  f.settings.trajectory_length = 4;
+  const Scored proposed = f.run(ppo);
+  expect_tagged_and_scored(f, proposed, "ppo");
+  EXPECT_EQ(ppo.last_round().trajectories, 6);
+  EXPECT_GT(ppo.last_round().steps, 0);
+  ASSERT_NE(ppo.bandit(), nullptr);
+  auto plays = [&] {
+    int n = 0;
+    for (int a = 0; a < ppo.bandit()->arms(); ++a) n += ppo.bandit()->plays(a);
+    return n;
+  };
+  // Measurements of other sources' candidates teach the sketch bandit nothing ...
+  std::vector<env::Candidate> others;
+  for (int i = 0; i < 4; ++i) others.push_back(f.task->sample(f.rng));
+  for (env::Candidate& c : others) c.source = "climb";
+  ppo.observe(*f.task, f.task->measure(others), f.task->best()->throughput());
+  EXPECT_EQ(plays(), 0);
+  // ... its own do, once per sketch they cover.
+  std::vector<env::Candidate> own;
+  std::set<int> sketches;
+  for (const auto& [score, c] : proposed) {
+    if (!f.task->measured(c) && own.size() < 4) own.push_back(c), sketches.insert(c.sketch);
+  }
+  ppo.observe(*f.task, f.task->measure(own), f.task->best()->throughput());
+  EXPECT_EQ(plays(), static_cast<int>(sketches.size()));
+}
+
+}  // namespace
+}  // namespace tessera::agents::rl
