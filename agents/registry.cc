@@ -155,10 +155,13 @@ std::vector<std::string> describe_params(const std::vector<AgentParam>& params) 
   for (const AgentParam& p : params) {
     const char* kind = p.kind == Kind::kInteger       ? "integer"
                        : p.kind == Kind::kProbability ? "probability"
-                       : p.kind == Kind::kBoolean     ? "boolean (0|1)"
                                                       : "number";
     char head[160];
-    std::snprintf(head, sizeof head, "%s: %s >= %g, default %g", p.name.c_str(), kind, p.min, p.fallback);
+    if (p.kind == Kind::kBoolean) {  // configs write true/false (agents/param_values.h)
+      std::snprintf(head, sizeof head, "%s: boolean, default %s", p.name.c_str(), p.fallback != 0 ? "true" : "false");
+    } else {
+      std::snprintf(head, sizeof head, "%s: %s >= %g, default %g", p.name.c_str(), kind, p.min, p.fallback);
+    }
     out.push_back(std::string(head) + (p.help.empty() ? "" : " — " + p.help));
   }
   return out;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "agents/param_values.h"
 #include "agents/plugin_loader.h"
 #include "agents/registry.h"
 #include "agents/task_allocator.h"
@@ -296,7 +297,13 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
       for (const auto& kv : p) {
         const std::string key = kv.first.Scalar(), at = "search.params." + key;
         double v;
-        TRY_ASSIGN(v, r.number(kv.second, at, -1e300));
+        if (agents::is_boolean(*entry, key)) {  // true/false, yes/no, on/off or 1/0
+          auto flag = agents::read_boolean(kv.second.IsScalar() ? kv.second.Scalar() : "");
+          if (!flag) return r.error(kv.second, at, flag.error().message);
+          v = *flag;
+        } else {
+          TRY_ASSIGN(v, r.number(kv.second, at, -1e300));
+        }
         auto checked = agents::check_param(*entry, key, v);
         if (!checked) return r.error(kv.second, at, checked.error().message);
         c.search.params[key] = *checked;
@@ -387,9 +394,13 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
 }  // namespace
 
 nlohmann::json resolved_config(const TuneConfig& c) {
+  // Every parameter the agent declares, set or defaulted: the run directory says all it ran with.
   nlohmann::json params = nlohmann::json::object();
-  for (const auto& [key, value] : c.search.params) {
-    if (value == static_cast<double>(static_cast<int64_t>(value))) params[key] = static_cast<int64_t>(value);
+  for (const agents::ParamSetting& s : agents::resolved_params(c.search.agent, c.search.params)) {
+    const std::string& key = s.param.name;
+    const double value = s.value;
+    if (s.param.kind == agents::AgentParam::Kind::kBoolean) params[key] = value != 0;
+    else if (value == static_cast<double>(static_cast<int64_t>(value))) params[key] = static_cast<int64_t>(value);
     else params[key] = value;
   }
   nlohmann::json tasks = nlohmann::json::array();

@@ -9,7 +9,9 @@
 // seeded generator, so runs repeat. `save` / `load` keep the networks, the optimizer's moments
 // and the observation statistics together, so a resumed run continues where it stopped.
 //
-// The header is torch-free: agents/rl/ is the only agents code that links LibTorch.
+// The header is torch-free: agents/rl/ is the only agents code that links LibTorch. Code map:
+// ppo.cc acts, records and closes trajectories (GAE advantages); ppo_update.cc is the clipped
+// update; ppo_checkpoint.cc saves and loads; ppo_state.h is the state they share.
 #pragma once
 
 #include <cstdint>

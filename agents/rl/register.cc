@@ -45,7 +45,7 @@ const OptionParams<O>& harl_params() {
       param<O>("sketch_share", Kind::kProbability, 0,
                "share of each batch split evenly among the sketches, for each one's best-scored candidates",
                [](O& o) -> double& { return o.sketch_share; }),
-      param<O>("spread", Kind::kBoolean, 0, "1: a batch takes a candidate one knob from one it holds only when no other is left",
+      param<O>("spread", Kind::kBoolean, 0, "true: a batch takes a candidate one knob from one it holds only when no other is left",
                [](O& o) -> bool& { return o.spread; }),
       param<O>("source_window", Kind::kInteger, 1, "plays the source bandit remembers",
                [](O& o) -> int& { return o.source_window; }),

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agents/registry.h"
 #include "experiments/config.h"
 
 namespace {
@@ -87,6 +88,61 @@ TEST(ConfigOverrides, ResolvedConfigLoadsBackUnchanged) {
   EXPECT_EQ(b["proxy"]["hidden"], nlohmann::json::array({64, 32}));
   EXPECT_EQ(b["search"]["params"]["eps_greedy"], 0.1);
   EXPECT_EQ(b["proxy"]["weights"], "w.pt");
+}
+
+// Boolean agent parameters take the words YAML writes for them (harl's `spread` is one); the
+// value reaches the run's parameters as 1 or 0, and anything else is refused naming the field.
+TEST(AgentParams, BooleansTakeYamlWords) {
+  const std::string source = ::testing::TempDir() + "/harl_spread_config.yaml";
+  auto load_with = [&](const std::string& spread) {
+    std::ofstream(source) << "run_dir: /tmp/x\ntasks: [{op: matmul, params: {m: 8, n: 8, k: 8}}]\n"
+                             "search:\n  agent: harl\n  params:\n    spread: " << spread << "\n";
+    return tessera::experiments::load_config(source);
+  };
+  for (const auto& [word, value] : std::vector<std::pair<std::string, double>>{
+           {"true", 1}, {"false", 0}, {"yes", 1}, {"no", 0}, {"on", 1}, {"off", 0}, {"True", 1}, {"1", 1}, {"0", 0}}) {
+    auto config = load_with(word);
+    ASSERT_TRUE(config.ok()) << "spread: " << word << ": " << config.error().message;
+    EXPECT_EQ(config->search.params.at("spread"), value) << "spread: " << word;
+  }
+  for (const std::string word : {"maybe", "2", "0.5", "[1]"}) {
+    auto config = load_with(word);
+    ASSERT_FALSE(config.ok()) << "spread: " << word << " was accepted";
+    EXPECT_NE(config.error().message.find("harl_spread_config.yaml:6:13: search.params.spread: expected a boolean"),
+              std::string::npos)
+        << config.error().message;
+  }
+  ASSERT_TRUE(load_with("true").ok());
+  auto overridden = tessera::experiments::load_config(source, {"search.params.spread=off"});
+  ASSERT_TRUE(overridden.ok()) << overridden.error().message;
+  EXPECT_EQ(overridden->search.params.at("spread"), 0);
+}
+
+// The run directory's config.yaml lists every parameter the agent declares, set or not, with
+// the value the run used (booleans as true/false), and still loads back to the same.
+TEST(AgentParams, ResolvedConfigListsEveryParameter) {
+  const std::string source = ::testing::TempDir() + "/harl_resolved_config.yaml";
+  std::ofstream(source) << "run_dir: /tmp/x\ntasks: [{op: matmul, params: {m: 8, n: 8, k: 8}}]\n"
+                           "search: {agent: harl, params: {trajectories: 8, spread: false}}\n";
+  auto config = tessera::experiments::load_config(source);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  const nlohmann::json resolved = tessera::experiments::resolved_config(*config);
+  const nlohmann::json& params = resolved["search"]["params"];
+  const tessera::agents::AgentEntry* harl = tessera::agents::find_agent("harl");
+  ASSERT_NE(harl, nullptr);
+  EXPECT_EQ(params.size(), harl->params.size()) << params.dump();
+  for (const tessera::agents::AgentParam& p : harl->params) {
+    ASSERT_TRUE(params.contains(p.name)) << p.name << " is missing from " << params.dump();
+    if (p.name == "trajectories") EXPECT_EQ(params[p.name], 8);
+    else if (p.name == "spread") EXPECT_EQ(params[p.name], false);
+    else if (p.kind == tessera::agents::AgentParam::Kind::kBoolean) EXPECT_EQ(params[p.name], p.fallback != 0);
+    else EXPECT_EQ(params[p.name].get<double>(), p.fallback) << p.name;
+  }
+  const std::string path = ::testing::TempDir() + "/harl_resolved_again.yaml";
+  std::ofstream(path) << resolved.dump(2);
+  auto again = tessera::experiments::load_config(path);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(tessera::experiments::resolved_config(*again), resolved);
 }
 
 }  // namespace

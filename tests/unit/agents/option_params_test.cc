@@ -58,6 +58,13 @@ TEST(OptionParams, BooleansAreZeroOrOne) {
   EXPECT_FALSE(check_param(entry, "spread", 0.5).ok());
 }
 
+TEST(OptionParams, DescriptionsSayBooleansAsConfigsWriteThem) {
+  const std::vector<std::string> lines = describe_params(knob_params().declared());
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "steps: integer >= 1, default 7 — how many");
+  EXPECT_EQ(lines[2], "spread: boolean, default true — whether");
+}
+
 TEST(OptionParams, TheRegistryListsTheDeclarationsWithTheStructsDefaults) {
   const AgentEntry* evolutionary = find_agent("evolutionary");
   ASSERT_NE(evolutionary, nullptr);
