@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "runtime/local_measurer.h"
 #include "runtime/timing.h"
 #include "schedule/sketch_gpu.h"
 #include "schedule/step_json.h"
@@ -17,10 +18,12 @@ Result<std::unique_ptr<TuningTask>> TuningTask::create(schedule::ComputeDAG dag,
   task->sketches_ = task->options_.gpu ? schedule::generate_gpu_sketches(task->dag_)
                                        : schedule::generate_sketches(task->dag_);
   if (task->sketches_.empty()) return make_error(task->dag_.summary() + ": no sketch applies");
-  if (task->options_.measurable && !task->options_.measurer) {
-    auto check = runtime::make_measure_task(task->dag_, task->options_.seed);
-    if (!check) return check.error();
-    task->check_ = std::move(*check);
+  if (task->options_.measurable) {
+    if (!task->options_.measurer) {
+      task->options_.measurer = std::make_shared<runtime::LocalMeasurer>(
+          task->options_.build, task->options_.measure, task->options_.seed);
+    }
+    if (auto ready = task->options_.measurer->prepare(task->dag_); !ready) return ready.error();
   }
   if (!task->options_.records_path.empty()) {
     auto writer = runtime::RecordWriter::open(task->options_.records_path);
@@ -68,21 +71,18 @@ std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candi
     const Measurement& kept = seen_.emplace(c, std::move(m)).first->second;
     if (options_.on_measured) options_.on_measured(kept);
   };
-  if (options_.measurer) {
-    std::vector<std::vector<schedule::Step>> schedules;
-    for (const Candidate& c : fresh) schedules.push_back(sketch(c).steps(c.knobs));
-    auto results = options_.measurer->measure(dag_, schedules);
-    for (size_t i = 0; i < fresh.size(); ++i) keep(fresh[i], std::move(results[i]));
-  } else {
-    std::vector<runtime::BuildInput> inputs;
-    for (const Candidate& c : fresh) inputs.push_back({&dag_, sketch(c).steps(c.knobs)});
-    auto builds = runtime::build_batch(inputs, options_.build);
-    for (size_t i = 0; i < fresh.size(); ++i) {
-      // A candidate far slower than the best so far is timed once (MeasureOptions::give_up_ratio).
-      runtime::MeasureOptions measure = options_.measure;
-      if (best_ && measure.give_up_ratio > 0) measure.give_up_seconds = measure.give_up_ratio * best_->seconds();
-      keep(fresh[i], runner_.measure(check_, builds[i], measure));
-    }
+  std::vector<runtime::Schedule> schedules;
+  for (const Candidate& c : fresh) schedules.push_back(sketch(c).steps(c.knobs));
+  options_.measurer->measure_each(dag_, schedules, best_ ? best_->seconds() : 0.0,
+                                  [&](size_t i, runtime::MeasureResult result) {
+                                    if (i < fresh.size() && !seen_.count(fresh[i])) keep(fresh[i], std::move(result));
+                                  });
+  for (const Candidate& c : fresh) {  // a measurer that broke its contract: the candidate failed
+    if (seen_.count(c)) continue;
+    runtime::MeasureResult lost;
+    lost.error = runtime::MeasureError::kRuntimeError;
+    lost.message = "the measurer returned no result";
+    keep(c, lost);
   }
   std::vector<Measurement> out;
   for (const Candidate& c : candidates) out.push_back(seen_.at(c));
@@ -156,23 +156,9 @@ std::vector<Retimed> TuningTask::retime(int top, int rounds) {
     }
     r.costs.insert(r.costs.end(), result.costs.begin(), result.costs.end());
   };
-  std::vector<runtime::BuildResult> builds;
-  if (!options_.measurer) {
-    std::vector<runtime::BuildInput> inputs;
-    for (const auto& steps : schedules) inputs.push_back({&dag_, steps});
-    builds = runtime::build_batch(inputs, options_.build);
-  }
-  for (int round = 0; round < rounds; ++round) {
-    if (options_.measurer) {
-      auto results = options_.measurer->measure(dag_, schedules);
-      for (size_t i = 0; i < out.size(); ++i) take(out[i], results[i]);
-      continue;
-    }
-    for (size_t i = 0; i < out.size(); ++i) {
-      if (out[i].error != runtime::MeasureError::kNone) continue;
-      take(out[i], runner_.measure(check_, builds[i], options_.measure));
-    }
-  }
+  options_.measurer->retime(dag_, schedules, rounds, [&](size_t i, runtime::MeasureResult result) {
+    if (i < out.size()) take(out[i], result);
+  });
   std::stable_sort(out.begin(), out.end(), [](const Retimed& a, const Retimed& b) {
     if (a.ok() != b.ok()) return a.ok();
     return a.ok() && a.seconds() < b.seconds();

@@ -21,7 +21,6 @@
 #include "runtime/check.h"
 #include "runtime/measurer.h"
 #include "runtime/records.h"
-#include "runtime/runner.h"
 #include "runtime/source_credit.h"
 #include "schedule/sketch.h"
 
@@ -57,7 +56,8 @@ struct TaskOptions {
   uint64_t seed = 1;         // inputs for correctness checks
   bool measurable = true;    // false: sketches, candidates and features only (no reference
                              // inputs are prepared; measure() reports every candidate failed)
-  // Set: measure through this (e.g. a runtime::ReplaySimulator) instead of the hardware.
+  // What measures the candidates; unset: a runtime::LocalMeasurer (this machine, with `build`,
+  // `measure` and `seed`). Others: a runtime::ReplaySimulator, the GPU's, an MPI job's ranks.
   std::shared_ptr<runtime::Measurer> measurer;
   // The cuda target: GPU sketches (schedule/sketch_gpu.h), a GPU measurer (runtime/cuda/), and
   // records naming `target` (e.g. "cuda-sm_90") and the GPU in their hardware fingerprint.
@@ -127,8 +127,6 @@ class TuningTask {
   schedule::ComputeDAG dag_;
   TaskOptions options_;
   std::vector<schedule::Sketch> sketches_;
-  runtime::MeasureTask check_;
-  runtime::Runner runner_;
   std::optional<runtime::RecordWriter> records_;
   std::map<Candidate, Measurement> seen_;
   std::optional<Measurement> best_;

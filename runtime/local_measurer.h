@@ -1,0 +1,50 @@
+// LocalMeasurer: measures on this machine: a batch is compiled on every core (builder.h), then
+// each candidate is checked and timed, one at a time, in an isolated worker (runner.h).
+//
+// It is the Measurer a TuningTask uses unless told otherwise, and the one each rank of an MPI
+// job (mpi/) measures with. The reference outputs a candidate is checked against are computed
+// once per workload and kept. A candidate whose first timed repeat is more than
+// MeasureOptions::give_up_ratio times the fastest so far (the task's best, then this batch's)
+// gets no more repeats.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "runtime/builder.h"
+#include "runtime/check.h"
+#include "runtime/measurer.h"
+#include "runtime/runner.h"
+
+namespace tessera::runtime {
+
+class LocalMeasurer : public Measurer {
+ public:
+  LocalMeasurer(BuildOptions build, MeasureOptions measure, uint64_t seed, RunnerOptions runner = {})
+      : build_(std::move(build)), measure_(measure), seed_(seed), runner_(std::move(runner)) {}
+
+  Result<void> prepare(const schedule::ComputeDAG& dag) override;
+  std::vector<MeasureResult> measure(const schedule::ComputeDAG& dag,
+                                     const std::vector<Schedule>& schedules) override;
+  void measure_each(const schedule::ComputeDAG& dag, const std::vector<Schedule>& schedules,
+                    double best_seconds, const ResultSink& done) override;
+  // Builds once, then measures every round from the same object code.
+  void retime(const schedule::ComputeDAG& dag, const std::vector<Schedule>& schedules, int rounds,
+              const ResultSink& done) override;
+
+  const MeasureOptions& options() const { return measure_; }
+  int workers_started() const { return runner_.workers_started(); }
+
+ private:
+  // The reference of `dag` (computed on first use), or why there is none.
+  Result<const MeasureTask*> reference(const schedule::ComputeDAG& dag);
+  std::vector<BuildResult> build(const schedule::ComputeDAG& dag, const std::vector<Schedule>& schedules);
+
+  BuildOptions build_;
+  MeasureOptions measure_;
+  uint64_t seed_;
+  Runner runner_;
+  std::map<std::string, MeasureTask> references_;  // by workload key
+};
+
+}  // namespace tessera::runtime
