@@ -179,7 +179,7 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     if (auto r = apply_override(root, o); !r) return r.error();
   }
   Reader r(path, overrides);
-  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "plugins", "target", "tasks", "network", "allocator", "transfer", "search", "proxy", "budget", "measure"}); !ok) {
+  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "plugins", "target", "tasks", "network", "allocator", "transfer", "search", "proxy", "budget", "measure", "mpi"}); !ok) {
     return ok.error();
   }
   TuneConfig c;
@@ -387,6 +387,13 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
       }
     }
   }
+  if (const YAML::Node m = root["mpi"]) {
+    if (auto ok = r.only_keys(m, "mpi", {"assume_identical_hardware", "hang_timeout_s"}); !ok) return ok.error();
+    if (m["assume_identical_hardware"]) {
+      TRY_ASSIGN(c.mpi_assume_identical_hardware, r.boolean(m["assume_identical_hardware"], "mpi.assume_identical_hardware"));
+    }
+    if (m["hang_timeout_s"]) TRY_ASSIGN(c.mpi_hang_timeout_s, r.number(m["hang_timeout_s"], "mpi.hang_timeout_s", 0));
+  }
   c.measure.threads = c.threads;
   return c;
 }
@@ -428,6 +435,7 @@ nlohmann::json resolved_config(const TuneConfig& c) {
             {"compile_timeout_s", o.compile_timeout_s}, {"run_timeout_s", o.run_timeout_s}, {"give_up_ratio", o.give_up_ratio},
             {"retime_top", c.retime_top}, {"retime_rounds", c.retime_rounds}}}};
   if (!c.plugins.empty()) out["plugins"] = c.plugins;
+  out["mpi"] = {{"assume_identical_hardware", c.mpi_assume_identical_hardware}, {"hang_timeout_s", c.mpi_hang_timeout_s}};
   if (!c.network.empty()) {
     out.erase("tasks");
     out["network"] = c.network;

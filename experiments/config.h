@@ -79,6 +79,11 @@ struct TuneConfig {
   // are measured again side by side, `retime_rounds` times in turn, in one worker (0: off).
   int retime_top = 5;
   int retime_rounds = 5;
+  // An MPI job (`mpirun -np N tessera tune ...`, mpi/): ranks whose hardware differs from rank
+  // 0's are refused unless `assume_identical_hardware`; a rank silent this long while it holds
+  // work is lost and its candidates go to others (0: compile + 2 x run timeout + 30 s).
+  bool mpi_assume_identical_hardware = false;
+  double mpi_hang_timeout_s = 0;
 };
 
 Result<TuneConfig> load_config(const std::string& path, const std::vector<std::string>& overrides = {});

@@ -16,6 +16,7 @@
 #include "experiments/run_network.h"
 #include "experiments/search_setup.h"
 #include "experiments/tune.h"
+#include "experiments/tune_mpi.h"
 
 namespace {
 
@@ -123,6 +124,7 @@ bool parse_config_args(const std::vector<std::string>& args, std::string* config
 
 int main(int argc, char** argv) {
   using namespace tessera::experiments;
+  release_mpi_launch_binding();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
     print_help();
@@ -179,5 +181,6 @@ int main(int argc, char** argv) {
     std::printf("%s: ok\n%s\n", path.c_str(), resolved_config(*config).dump(2).c_str());
     return 0;
   }
+  if (launched_as_mpi_job()) return run_tune_mpi(*config, &argc, &argv);  // mpirun -np N tessera tune
   return run_tune(*config);
 }

@@ -98,7 +98,7 @@ Result<std::vector<runtime::MeasureRecord>> read_resumable_records(const std::st
   return std::move(file->records);
 }
 
-int run_tune(const TuneConfig& config) {
+int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measurer) {
   // The cuda target measures on a GPU: without one, say so in one line and change nothing.
   std::optional<runtime::HardwareFingerprint> gpu_fingerprint;
   std::optional<runtime::cuda::GpuInfo> gpu;
@@ -118,7 +118,7 @@ int run_tune(const TuneConfig& config) {
     gpu_fingerprint->gpu = gpu->name + "|" + std::to_string(gpu->sm_count) + "|" + gpu->arch() + "|" +
                            std::to_string(gpu->driver_version);
   }
-  if (!config.network.empty()) return run_tune_network(config);
+  if (!config.network.empty()) return run_tune_network(config, measurer);
   std::error_code ec;
   fs::create_directories(config.run_dir, ec);
   if (ec) {
@@ -180,6 +180,7 @@ int run_tune(const TuneConfig& config) {
     options.build.timeout_s = config.measure.compile_timeout_s;
     options.records_path = records_path;
     options.seed = config.seed;
+    options.measurer = measurer;
     if (gpu) {
       runtime::cuda::CudaBuildOptions build;
       build.arch = config.cuda_arch;

@@ -14,13 +14,15 @@
 #include <string>
 
 #include "experiments/config.h"
+#include "runtime/measurer.h"
 #include "runtime/records.h"
 
 namespace tessera::experiments {
 
 // Runs the experiment; returns the process exit code. A config with a network runs
 // run_tune_network (tune_network.h).
-int run_tune(const TuneConfig& config);
+// `measurer` set: every task measures through it (an MPI job's ranks, mpi/); unset: this machine.
+int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measurer = nullptr);
 
 // The records of a run directory to resume from (none when the file is missing), refused
 // when any was measured on another machine (runtime::check_measured_here); bad lines become

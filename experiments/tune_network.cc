@@ -66,7 +66,7 @@ std::vector<env::Candidate> default_candidates(const env::TuningTask& task) {
 
 }  // namespace
 
-int run_tune_network(const TuneConfig& config) {
+int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measurer) {
   // Everything that can refuse the run does so before anything is written.
   auto imported = graph::import_onnx(config.network);
   if (!imported) return std::fprintf(stderr, "tessera tune: %s\n", imported.error().message.c_str()), 1;
@@ -112,6 +112,7 @@ int run_tune_network(const TuneConfig& config) {
         options.build.timeout_s = config.measure.compile_timeout_s;
         options.records_path = records_path;
         options.seed = config.seed;
+        options.measurer = measurer;
         created[t] = env::TuningTask::create(fused->tasks[t].dag, options);
         std::lock_guard<std::mutex> lock(say);
         log.say("  [" + std::to_string(++ready) + "/" + std::to_string(count) + "] " + fused->tasks[t].name);

@@ -19,10 +19,13 @@
 // resumes from them instead of starting from zero.
 #pragma once
 
+#include <memory>
+
 #include "experiments/config.h"
+#include "runtime/measurer.h"
 
 namespace tessera::experiments {
 
-int run_tune_network(const TuneConfig& config);
+int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measurer = nullptr);
 
 }  // namespace tessera::experiments

@@ -57,6 +57,7 @@ struct MeasureResult {
   std::string message;
   double compile_seconds = 0;
   double max_error = 0;       // against the reference (all checks, not only wrong answers)
+  std::string measured_by;    // where, when not this process's machine: e.g. "rank 2 on host-b" (mpi/)
   double median() const;      // of costs; 0 when there are none
 };
 

@@ -44,12 +44,13 @@ MeasureRecord make_record(const std::string& workload_key, const std::string& wo
   r.error = result.error;
   r.message = result.message;
   r.compile_seconds = result.compile_seconds;
+  r.measured_by = result.measured_by;
   r.timestamp = utc_now();
   return r;
 }
 
 nlohmann::json record_to_json(const MeasureRecord& r) {
-  return {{"format_version", r.format_version},
+  nlohmann::json j = {{"format_version", r.format_version},
           {"workload_key", r.workload_key},
           {"workload", r.workload},
           {"target", r.target},
@@ -63,6 +64,8 @@ nlohmann::json record_to_json(const MeasureRecord& r) {
           {"compile_seconds", r.compile_seconds},
           {"timestamp", r.timestamp},
           {"source", r.source}};
+  if (!r.measured_by.empty()) j["measured_by"] = r.measured_by;  // only in MPI jobs
+  return j;
 }
 
 Result<MeasureRecord> record_from_json(const nlohmann::json& j) {
@@ -106,6 +109,8 @@ Result<MeasureRecord> record_from_json(const nlohmann::json& j) {
     r.timestamp = j.at(field).get<std::string>();
     field = "source";  // optional: absent in records written before sources were recorded
     if (j.contains(field)) r.source = j.at(field).get<std::string>();
+    field = "measured_by";  // optional: only records measured by another MPI rank have it
+    if (j.contains(field)) r.measured_by = j.at(field).get<std::string>();
   } catch (const nlohmann::json::exception&) {
     return make_error(std::string("field '") + field + "' is missing or has the wrong type");
   }

@@ -37,6 +37,7 @@ struct MeasureRecord {
   double compile_seconds = 0;
   std::string timestamp;         // ISO 8601, UTC
   std::string source;            // who proposed it ("climb", "evolved", an agent's name); may be empty
+  std::string measured_by;       // the MPI rank that measured it (mpi/); empty: the process that wrote it
 
   double median_cost() const;    // 0 when there are no costs
 };

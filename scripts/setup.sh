@@ -21,6 +21,7 @@ PACKAGES=(
   pybind11-dev python3-dev python3-numpy                       # the `tessera` Python module (python/)
   libopenblas-dev                                             # bench/ baseline (cblas_sgemm)
   libdnnl-dev                                                  # bench/ baseline (oneDNN conv2d)
+  libopenmpi-dev openmpi-bin                                   # MPI tuning jobs (mpi/, optional at build time)
 )
 
 if [ "${1:-}" = "--list-packages" ]; then
