@@ -8,19 +8,21 @@
 #                                   also e2e_MODEL, e2e_MODEL_Nt); runs only when named
 #   bench/run.sh e2e_tune           whole networks tuned by each allocator at one wall budget
 #                                   (bench/e2e_tune.sh; TESSERA_E2E_SECONDS, _MODELS, _ALLOCATORS)
+#   bench/run.sh mpi_scaling        one tuning with 1 process and 2 and 3 MPI ranks (bench/mpi_scaling.sh)
 # Builds what it needs first (release build in build/). OpenBLAS reads OPENBLAS_CORETYPE and
 # OPENBLAS_L2_SIZE when it loads; this machine's environment sets them to values that halve its
 # speed, so they are unset for the benchmark process only (never for tests or CI).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-e2e=() cases=() tune=0
+e2e=() cases=() tune=0 mpi=0
 for name in "$@"; do
-  case "$name" in e2e_tune) tune=1 ;; e2e | e2e_*) e2e+=("$name") ;; *) cases+=("$name") ;; esac
+  case "$name" in e2e_tune) tune=1 ;; mpi_scaling) mpi=1 ;; e2e | e2e_*) e2e+=("$name") ;; *) cases+=("$name") ;; esac
 done
-if ((${#e2e[@]} || tune)); then
+if ((${#e2e[@]} || tune || mpi)); then
   ((${#cases[@]} == 0)) || "$root/bench/run.sh" "${cases[@]}"
   ((${#e2e[@]} == 0)) || "$root/bench/e2e.sh" "${e2e[@]}"
   ((tune == 0)) || "$root/bench/e2e_tune.sh"
+  ((mpi == 0)) || "$root/bench/mpi_scaling.sh"
   exit
 fi
 if [ ! -f "$root/build/build.ninja" ]; then

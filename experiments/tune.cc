@@ -209,18 +209,27 @@ int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measur
       return 1;
     }
     bool converged = false;
+    double searching = 0, measuring_seconds = 0;  // this session's split: agent vs measurer
+    auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     while (tuning.trials() < config.trials && (config.seconds <= 0 || elapsed() < config.seconds)) {
       if ((*agent)->done()) {
         converged = true;
         break;
       }
       int want = static_cast<int>(std::min<int64_t>(config.batch_size, config.trials - tuning.trials()));
+      auto t0 = Clock::now();
       auto candidates = agents::propose_tagged(**agent, tuning, want);
+      searching += seconds_since(t0);
       if (candidates.empty()) {
         converged = true;
         break;
       }
-      (*agent)->observe(tuning, tuning.measure(candidates));
+      t0 = Clock::now();
+      auto measured = tuning.measure(candidates);
+      measuring_seconds += seconds_since(t0);
+      t0 = Clock::now();
+      (*agent)->observe(tuning, measured);
+      searching += seconds_since(t0);
       for (const std::string& w : tuning.warnings()) log.say("warning: " + w);
       double left = config.seconds > 0 ? std::max(0.0, config.seconds - elapsed()) : -1;
       std::string line = "[" + spec.name + "] " + std::to_string(tuning.trials()) + "/" +
@@ -236,6 +245,8 @@ int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measur
                             {"trials", tuning.trials()},
                             {"elapsed_seconds", elapsed()},
                             {"converged", converged},
+                            {"search_seconds", searching},       // proposing and learning (this session)
+                            {"measure_seconds", measuring_seconds},  // building and timing (this session)
                             {"best_gflops", tuning.best_gflops()}};
     entry["sources"] = tuning.credit().to_json();  // per proposing source: measured, improvements, best
     for (const std::string& line : tuning.credit().lines()) log.say("[" + spec.name + "] source " + line);
