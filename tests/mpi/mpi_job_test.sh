@@ -11,6 +11,8 @@
 #                                                    command resumes from the records
 #   mpi_job_test.sh TESSERA CONFIG mixed_hardware    a rank whose hardware differs (fewer cores) is
 #                                                    refused, unless mpi.assume_identical_hardware
+#   mpi_job_test.sh TESSERA MODEL.onnx network       a network's fused tasks tuned by 3 ranks: every
+#                                                    rank knows them, both measuring ranks measure
 #
 # Exit 77 (skipped) where Open MPI's mpirun is missing.
 set -uo pipefail
@@ -104,6 +106,15 @@ mixed_hardware)
     -np 1 taskset -c 0 "$tessera" tune "$config" "${one[@]}" --set mpi.assume_identical_hardware=true \
     >"$work/allowed.out" 2>"$work/allowed.err" || fail "assume_identical_hardware did not let the job run"
   [ "$(lines "$work/run/records.jsonl")" -eq 8 ] || fail "expected 8 records"
+  ;;
+network)
+  "${mpirun[@]}" -np 3 "$tessera" tune "$config" --set run_dir="$work/run" --set budget.trials=24 \
+    >"$work/mpi.out" 2>"$work/mpi.err"
+  grep -q "^network: 24 trials, estimated .* ms, measured .* ms" "$work/mpi.out" || fail "no network result"
+  by=$(measured_by "$work/run/records.jsonl")
+  echo "measured by: $by"
+  [[ $by == *rank1=* && $by == *rank2=* && $by != *here=* ]] || fail "records should name ranks 1 and 2 only: $by"
+  ! grep -q "does not know workload" "$work/run/records.jsonl" || fail "a rank did not know a fused task"
   ;;
 *) echo "unknown mode $mode"; exit 2 ;;
 esac
