@@ -7,6 +7,7 @@
 #include <fstream>
 #include <optional>
 
+#include "env/default_candidates.h"
 #include "env/tuning_task.h"
 #include "experiments/run_outputs.h"
 #include "experiments/search_setup.h"
@@ -211,6 +212,17 @@ int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measur
     bool converged = false;
     double searching = 0, measuring_seconds = 0;  // this session's split: agent vs measurer
     auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+    // The default schedules first, before any agent proposes (env/default_candidates.h).
+    if (tuning.trials() == 0 && config.trials > 0 && !gpu) {
+      auto defaults = env::default_candidates(tuning);
+      if (defaults.size() > static_cast<size_t>(config.trials)) defaults.resize(static_cast<size_t>(config.trials));
+      if (!defaults.empty()) {
+        const auto t0 = Clock::now();
+        auto measured = tuning.measure(defaults);
+        measuring_seconds += seconds_since(t0);
+        (*agent)->observe(tuning, measured);
+      }
+    }
     while (tuning.trials() < config.trials && (config.seconds <= 0 || elapsed() < config.seconds)) {
       if ((*agent)->done()) {
         converged = true;

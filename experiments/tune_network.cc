@@ -15,6 +15,7 @@
 
 #include "agents/task_allocator.h"
 #include "env/network_env.h"
+#include "env/default_candidates.h"
 #include "env/tuning_task.h"
 #include "env/transfer.h"
 #include "experiments/network_progress.h"
@@ -49,20 +50,6 @@ struct TaskSlot {
   std::unique_ptr<agents::SearchAgent> agent;
   std::vector<env::Candidate> transfer;  // measured in the task's transfer round, before any search
 };
-
-// The task's default schedules as candidates of its sketches (those that are).
-std::vector<env::Candidate> default_candidates(const env::TuningTask& task) {
-  std::vector<env::Candidate> out;
-  for (const runtime::ScheduleChoice& choice : runtime::default_schedules(task.dag())) {
-    for (size_t s = 0; s < task.sketches().size(); ++s) {
-      if (task.sketches()[s].id != choice.sketch) continue;
-      if (auto knobs = task.sketches()[s].knobs.from_json(choice.knobs)) {
-        out.push_back({static_cast<int>(s), *knobs, "default"});  // credited as such (Candidate::source)
-      }
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -179,7 +166,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     // or two, where a search batch on a large conv takes ten, so that every task's latency is
     // known, and the estimate with it, before the allocator spends real rounds.
     std::vector<env::Candidate> batch;
-    if (task.trials() == 0) batch = default_candidates(task);
+    if (task.trials() == 0) batch = env::default_candidates(task);
     if (!slot.transfer.empty() || !batch.empty()) {
       batch.insert(batch.end(), slot.transfer.begin(), slot.transfer.end());
       slot.transfer.clear();
