@@ -91,7 +91,8 @@ const char* to_string(KnobKind kind) {
   return "?";
 }
 
-Knob tile_knob(std::string name, int64_t extent, int parts, int64_t max_innermost, bool ceil_splits) {
+Knob tile_knob(std::string name, int64_t extent, int parts, int64_t max_innermost, bool ceil_splits,
+               int64_t whole_vectors) {
   Knob k{std::move(name), KnobKind::kTile, {}, extent};
   std::vector<int64_t> prefix;
   const int64_t bound = std::max<int64_t>(1, max_innermost);
@@ -109,6 +110,9 @@ Knob tile_knob(std::string name, int64_t extent, int parts, int64_t max_innermos
       if (seen.insert(t).second) k.domain.push_back(std::move(t));
     }
   }
+  // A vector axis keeps the tiles of whole vectors, padded or not, when it has any.
+  auto partial = [&](const std::vector<int64_t>& t) { return t.back() % whole_vectors != 0; };
+  if (whole_vectors > 1 && !std::all_of(k.domain.begin(), k.domain.end(), partial)) std::erase_if(k.domain, partial);
   return k;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "schedule/pad_local.h"
 #include "schedule/partition.h"
 #include "schedule/region.h"
 #include "schedule/simplify.h"
@@ -50,7 +51,8 @@ class Lowerer {
     visit(body, [&](const StmtNode& n) {
       gpu |= n.kind == StmtKind::kFor && (n.for_kind == ForKind::kGpuBlock || n.for_kind == ForKind::kGpuThread);
     });
-    func.body = gpu ? body : partition_vector_guards(body, ranges_);
+    // Edge tiles then compute their whole local accumulator tile, reads guarded (pad_local.h).
+    func.body = gpu ? body : pad_local_guards(partition_vector_guards(body, ranges_), ranges_);
     if (!pack_nests.empty()) func.pack_body = partition_vector_guards(make_seq(std::move(pack_nests)), ranges_);
     if (!error_.empty()) return make_error(error_);
     return func;

@@ -104,8 +104,9 @@ StageRule tile_rule(const TensorNode& op, const std::string& consumer, bool cach
     for (size_t a = 0; a < axes.size(); ++a) {
       bool last = a + 1 == axes.size();
       // Ceil tiles too: a prime extent has no other tiling (partition.h keeps its edge out of
-      // the hot loop).
-      tiles.push_back(b.add(tile_knob(name + "." + axes[a].name, axes[a].extent, 4, last ? 64 : 16, true)));
+      // the hot loop, pad_local.h makes the edge tiles cheap); the vector axis in whole vectors.
+      tiles.push_back(b.add(tile_knob(name + "." + axes[a].name, axes[a].extent, 4, last ? 64 : 16, true,
+                                      last ? kFullVectorLanes : 0)));
     }
     for (const Axis& r : reduce_axes) {
       reduce_tiles.push_back(b.add(tile_knob(name + "." + r.name, r.extent, 2, 64, true)));

@@ -127,6 +127,8 @@ std::string describe_step(const Step& step);
 
 // Limits that keep generated code sane.
 inline constexpr int64_t kMaxVectorLanes = 64;
+// float32 lanes of one full-width (AVX-512) register: the tile rules' whole vector.
+inline constexpr int64_t kFullVectorLanes = 16;
 inline constexpr int64_t kMaxUnrollExtent = 512;
 // CUDA's limits on every GPU since compute capability 2.0.
 inline constexpr int64_t kMaxGpuThreads = 1024;        // per block, all dimensions together

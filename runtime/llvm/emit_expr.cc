@@ -114,10 +114,18 @@ llvm::Value* Emitter::emit_load(const Expr& e, llvm::Value* mask) {
     return b_.CreateAlignedLoad(elem, address(elem, base, index), llvm::Align(4));
   }
   auto* zero = llvm::Constant::getNullValue(llvm::VectorType::get(elem, vec_.lanes, false));
-  if (!varies(index)) {
+  const bool pow2 = (vec_.lanes & (vec_.lanes - 1)) == 0;  // odd widths keep the gather (SIGILL seen)
+  if (!varies(index) && !pow2) {
     llvm::Value* address = b_.CreateInBoundsGEP(elem, base, emit(index));
-    // Lanes masked off may read out of bounds: load only for active lanes.
     return b_.CreateMaskedGather(zero->getType(), broadcast(address), llvm::Align(4), mask, zero);
+  }
+  if (!varies(index)) {
+    // One element for every lane: read it once, from the element itself when some lane is
+    // active (it is in bounds then) and from the first otherwise (masked off lanes may point
+    // out of bounds); no gather.
+    llvm::Value* any = b_.CreateOrReduce(mask);
+    llvm::Value* at = b_.CreateSelect(any, emit(index), b_.getInt64(0));
+    return b_.CreateAlignedLoad(elem, b_.CreateInBoundsGEP(elem, base, at), llvm::Align(4));
   }
   int64_t stride = 0;
   if (schedule::linear_coefficient(index, vec_.var, &stride) && stride == 1) {
@@ -143,6 +151,15 @@ llvm::Value* Emitter::emit_select(const Expr& e, llvm::Value* mask) {
     return b_.CreateSelect(cond, t, f);
   }
   bool vector = varies(o[1]) || varies(o[2]) || mask != nullptr;
+  if (lazy && vector && (vec_.lanes & (vec_.lanes - 1)) == 0) {
+    // A scalar condition guarding a vector read: a uniform lane mask (a masked load), no
+    // branch; power-of-two widths only (at 19 or 37 lanes the fuzzer's kernels died of SIGILL).
+    llvm::Value* lanes = broadcast(cond);
+    llvm::Value* not_lanes = b_.CreateNot(lanes);
+    llvm::Value* t = broadcast(emit(o[1], mask ? b_.CreateAnd(mask, lanes) : lanes));
+    llvm::Value* f = broadcast(emit(o[2], mask ? b_.CreateAnd(mask, not_lanes) : not_lanes));
+    return b_.CreateSelect(lanes, t, f);
+  }
   if (!lazy) {
     llvm::Value* t = emit(o[1], mask);
     llvm::Value* f = emit(o[2], mask);

@@ -1,12 +1,13 @@
 // Multi-stage schedules compiled and compared with the reference: compute_at with region
 // inference (tiles, halos, clamped borders), cache_write accumulators, cache_read packing,
-// rfactor, compute_root, and fused epilogues.
+// rfactor, compute_root, fused epilogues, and padded edge tiles of ceil splits.
 #include <gtest/gtest.h>
 
 #include "jit_test_util.h"
 #include "runtime/parallel_runtime.h"
 #include "schedule/hand_schedules.h"
 #include "schedule/ops.h"
+#include "schedule/sketch.h"
 
 namespace tessera::testing {
 namespace {
@@ -117,6 +118,38 @@ TEST(JitMultiStage, GlobalCacheScopeAndNestedAttachments) {
                           ComputeAtStep{"C.local", "C", "i.0"},
                           ComputeAtStep{"A.local", "C.local", "i"}};
   EXPECT_TRUE(MatchesReference(*dag, steps));
+}
+
+
+// Bug caught: edge tiles that accumulate their whole (padded) local tile with only their reads
+// guarded (schedule/pad_local.h; masked vector reads, clamped broadcast reads in codegen) must
+// still compute every point inside C exactly, at prime and odd extents, with several rows of
+// register tile and a vector of 64 or 16 lanes, on one thread and two; and a reduction step
+// past its extent must still add nothing (its guard is not a padded slot's: a fuzz case).
+TEST(JitMultiStage, PaddedEdgeTilesOfCeilSplitsMatchTheReference) {
+  for (auto [m, n, k, knobs] : {
+           std::tuple{67, 250, 67, nlohmann::json{{"C.i", {5, 1, 4, 4}}, {"C.j", {4, 1, 1, 64}}, {"C.r0", {5, 16}},
+                                                  {"C.parallel", 2}, {"C.unroll", 512}}},
+           std::tuple{13, 61, 29, nlohmann::json{{"C.i", {2, 1, 2, 4}}, {"C.j", {4, 1, 1, 16}}, {"C.r0", {2, 16}},
+                                                 {"C.parallel", 1}, {"C.unroll", 0}}},
+           // A reduction split past its extent (9 in 5 x 2) under unrolled loops: its guard stays.
+           std::tuple{13, 17, 9, nlohmann::json{{"C.i", {4, 2, 1, 2}}, {"C.j", {5, 2, 2, 1}}, {"C.r0", {5, 2}},
+                                                {"C.parallel", 1}, {"C.unroll", 512}}},
+           std::tuple{50, 70, 33, nlohmann::json{{"C.i", {7, 1, 2, 4}}, {"C.j", {5, 1, 1, 16}}, {"C.r0", {3, 11}},
+                                                 {"C.parallel", 2}, {"C.unroll", 64}}}}) {
+    auto dag = matmul(m, n, k);
+    ASSERT_TRUE(dag.ok());
+    for (const Sketch& sketch : generate_sketches(*dag)) {
+      if (sketch.id != "C:tile_cache" && sketch.id != "C:tile") continue;
+      auto values = sketch.knobs.from_json(knobs);
+      ASSERT_TRUE(values) << sketch.id << " " << values.error().message;
+      for (int threads : {1, 2}) {
+        runtime::set_num_threads(threads);
+        EXPECT_TRUE(MatchesReference(*dag, sketch.steps(*values))) << sketch.id << " " << knobs.dump();
+      }
+      runtime::set_num_threads(1);
+    }
+  }
 }
 
 }  // namespace
