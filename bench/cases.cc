@@ -75,6 +75,7 @@ const std::vector<Case>& all_cases() {
       {"memory_bound_suite", [] { return run_memory_bound_suite(); }},
       // Non-dividing matmuls and a fused gelu epilogue, harl against OpenBLAS (TESSERA_TRIALS).
       {"odd_matmul_suite", [] { return run_odd_matmul_suite(env_int("TESSERA_TRIALS", 200)); }},
+      {"odd_matmul_probe", [] { return run_odd_matmul_probe(); }},
       {"fused_epilogue", [] { return run_fused_epilogue(env_int("TESSERA_TRIALS", 200)); }},
       // Plug-in cost models (examples/) against the built-in proxy at equal trials; run.sh builds them.
       {"plugin_suite", [] { return run_plugin_suite(env_int("TESSERA_SUITE_TRIALS", 128)); }},

@@ -70,6 +70,9 @@ Result<CompiledSchedule> search_and_compile(const schedule::ComputeDAG& dag, con
 // the epilogue (odd_matmul_cases.cc). `ratio` is OpenBLAS's time over Tessera's.
 nlohmann::json run_odd_matmul_suite(int trials);
 nlohmann::json run_fused_epilogue(int trials);
+// One matmul schedule against OpenBLAS: TESSERA_PROBE_SHAPE=m,n,k, TESSERA_PROBE_SKETCH=id,
+// TESSERA_PROBE_KNOBS={json}; TESSERA_PROBE_IR=1 prints the lowered nest to stderr.
+nlohmann::json run_odd_matmul_probe();
 
 // Every task of configs/op_suite.yaml tuned by each strategy with the same trial budget and
 // seed: one line per task and strategy (best GFLOP/s at checkpoints, the curve, and wall time

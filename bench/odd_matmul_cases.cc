@@ -13,7 +13,9 @@
 #include "bench/cases.h"
 #include "runtime/fingerprint.h"
 #include "runtime/parallel_runtime.h"
+#include "schedule/lower.h"
 #include "schedule/reference.h"
+#include "schedule/sketch.h"
 
 namespace tessera::bench {
 namespace {
@@ -106,6 +108,39 @@ nlohmann::json run_odd_matmul_suite(int trials) {
     lines.push_back(run_one(*dag, s, false, trials, "odd_matmul_harl_" + shape_name(s)));
   }
   return lines;
+}
+
+nlohmann::json run_odd_matmul_probe() {
+  const char* shape = std::getenv("TESSERA_PROBE_SHAPE");
+  const char* sketch_id = std::getenv("TESSERA_PROBE_SKETCH");
+  const char* knobs = std::getenv("TESSERA_PROBE_KNOBS");
+  GemmShape s{};
+  if (!shape || !sketch_id || !knobs || std::sscanf(shape, "%ld,%ld,%ld", &s.m, &s.n, &s.k) != 3) {
+    return error_json("set TESSERA_PROBE_SHAPE=m,n,k, TESSERA_PROBE_SKETCH=id and TESSERA_PROBE_KNOBS={json}");
+  }
+  auto dag = schedule::matmul(s.m, s.n, s.k);
+  if (!dag) return error_json(dag.error().message);
+  for (const schedule::Sketch& sketch : schedule::generate_sketches(*dag)) {
+    if (sketch.id != sketch_id) continue;
+    auto values = sketch.knobs.from_json(nlohmann::json::parse(knobs));
+    if (!values) return error_json(values.error().message);
+    if (std::getenv("TESSERA_PROBE_IR")) {
+      auto state = schedule::apply_candidate(*dag, sketch, *values);
+      if (!state) return error_json(state.error().message);
+      auto func = schedule::lower(*state);
+      if (!func) return error_json(func.error().message);
+      std::fprintf(stderr, "%s\n", schedule::to_string(*func).c_str());
+    }
+    runtime::set_num_threads(1);
+    openblas_set_num_threads(1);
+    auto compiled = compile_and_check(*dag, sketch.steps(*values), 1);
+    if (!compiled) return error_json(compiled.error().message);
+    nlohmann::json line = compare(*dag, s, *compiled, false);
+    line["sketch"] = sketch.id;
+    line["knobs"] = nlohmann::json::parse(knobs);
+    return line;
+  }
+  return error_json(std::string("no sketch ") + sketch_id);
 }
 
 nlohmann::json run_fused_epilogue(int trials) {
