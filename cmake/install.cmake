@@ -49,7 +49,7 @@ foreach(header IN LISTS TESSERA_PUBLIC_HEADERS)
 endforeach()
 
 install(TARGETS tessera tessera-worker RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS tessera_schedule tessera_graph tessera_runtime tessera_cuda tessera_env tessera_agents tessera_proxy
+install(TARGETS tessera_schedule tessera_graph tessera_runtime tessera_cuda_run tessera_cuda tessera_env tessera_agents tessera_proxy
                 tessera_rl tessera_experiments
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}/tessera)
 # The installed programs find LLVM and LibTorch where the build found them.

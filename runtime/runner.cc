@@ -104,8 +104,10 @@ Result<void> Runner::ensure_worker(int threads) {
     ::dup2(sockets[1], 0);
     ::dup2(errors[1], 2);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    rlimit rl{limit, limit};
-    ::setrlimit(RLIMIT_AS, &rl);
+    if (limit > 0) {
+      rlimit rl{limit, limit};
+      ::setrlimit(RLIMIT_AS, &rl);
+    }
     if (!cpus.empty()) ::sched_setaffinity(0, sizeof pinned, &pinned);
     char* argv[] = {const_cast<char*>("tessera-worker"), nullptr};
     ::execv(path.c_str(), argv);
@@ -156,6 +158,13 @@ MeasureResult Runner::measure(const MeasureTask& task, const BuildResult& build,
     result.message = build.message;
     return result;
   }
+  MeasureResult measured = measure_message(task, run_message(build.object, options), options);
+  measured.compile_seconds = build.compile_seconds;
+  return measured;
+}
+
+MeasureResult Runner::measure_message(const MeasureTask& task, const Message& run, const MeasureOptions& options) {
+  MeasureResult result;
   if (auto r = ensure_worker(options.threads); !r) {
     result.error = MeasureError::kWorkerCrash;
     result.message = r.error().message;
@@ -174,7 +183,7 @@ MeasureResult Runner::measure(const MeasureTask& task, const BuildResult& build,
     }
     task_key_ = task.workload_key;
   }
-  if (!send_message(socket_, run_message(build.object, options))) {
+  if (!send_message(socket_, run)) {
     return fail(MeasureError::kWorkerCrash, "the measurement worker stopped before the candidate", true);
   }
   auto deadline = std::chrono::steady_clock::now() +
@@ -193,7 +202,7 @@ MeasureResult Runner::measure(const MeasureTask& task, const BuildResult& build,
   }
   auto parsed = result_from_json(reply->header);
   if (!parsed) return fail(MeasureError::kWorkerCrash, parsed.error().message, true);
-  parsed->compile_seconds = build.compile_seconds;
+  if (reply->header.value("retire", false)) stop_worker(/*kill_first=*/false);  // it ends by itself (worker.h)
   return *parsed;
 }
 

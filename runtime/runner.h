@@ -21,6 +21,7 @@
 
 #include "runtime/check.h"
 #include "runtime/measure.h"
+#include "runtime/worker_protocol.h"
 
 namespace tessera::runtime {
 
@@ -28,6 +29,7 @@ struct RunnerOptions {
   // The worker executable; empty: $TESSERA_WORKER, else tessera-worker next to this program,
   // else the one in the build tree.
   std::string worker_path;
+  // The worker's address space; 0: no limit (a GPU driver maps far more than it uses).
   uint64_t memory_limit_bytes = uint64_t{8} << 30;
 };
 
@@ -44,6 +46,9 @@ class Runner {
   // Measures one built candidate against `task`. Build failures pass through unchanged.
   MeasureResult measure(const MeasureTask& task, const BuildResult& build,
                         const MeasureOptions& options);
+  // Hands the worker `run`, a message of any kind it has a RunHandler for (worker.h), against
+  // `task`, with the same timeout, crash and restart rules as measure().
+  MeasureResult measure_message(const MeasureTask& task, const Message& run, const MeasureOptions& options);
   std::vector<MeasureResult> measure_batch(const MeasureTask& task,
                                            const std::vector<BuildResult>& builds,
                                            const MeasureOptions& options);

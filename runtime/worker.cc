@@ -5,7 +5,6 @@
 #include <optional>
 
 #include "runtime/measure_local.h"
-#include "runtime/worker_protocol.h"
 
 namespace tessera::runtime {
 
@@ -24,7 +23,7 @@ void spin_up_core() {
 
 }  // namespace
 
-int serve_worker(int fd) {
+int serve_worker(int fd, const std::map<std::string, RunHandler>& handlers) {
   std::optional<MeasureTask> task;
   while (true) {
     auto message = receive_message(fd);
@@ -37,8 +36,25 @@ int serve_worker(int fd) {
       spin_up_core();
       continue;
     }
-    if (type != "run") return 3;
     MeasureResult result;
+    if (type != "run") {
+      auto handler = handlers.find(type);
+      RunOutcome outcome;
+      if (handler == handlers.end()) {
+        outcome.result.error = MeasureError::kRuntimeError;
+        outcome.result.message = "this worker cannot run a '" + type + "' message";
+      } else if (!task) {
+        outcome.result.error = MeasureError::kRuntimeError;
+        outcome.result.message = "the worker received a candidate before its task";
+      } else {
+        outcome = handler->second(*message, *task);
+      }
+      nlohmann::json reply = result_to_json(outcome.result);
+      if (outcome.retire) reply["retire"] = true;
+      if (!send_message(fd, Message{reply, {}})) return 4;
+      if (outcome.retire) return 0;
+      continue;
+    }
     auto run = run_from_message(*message);
     if (!run || !task) {
       result.error = MeasureError::kRuntimeError;

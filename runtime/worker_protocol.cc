@@ -127,6 +127,29 @@ Result<MeasureTask> task_from_message(const Message& m) {
   return task;
 }
 
+nlohmann::json options_to_json(const MeasureOptions& o) {
+  return {{"warmup", o.warmup}, {"min_warmup_ms", o.min_warmup_ms}, {"number", o.number}, {"repeat", o.repeat},
+          {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
+          {"threads", o.threads}, {"give_up_seconds", o.give_up_seconds}};
+}
+
+Result<MeasureOptions> options_from_json(const nlohmann::json& j) {
+  MeasureOptions o;
+  try {
+    o.warmup = j.at("warmup").get<int>();
+    o.min_warmup_ms = j.at("min_warmup_ms").get<double>();
+    o.number = j.at("number").get<int>();
+    o.repeat = j.at("repeat").get<int>();
+    o.min_repeat_ms = j.at("min_repeat_ms").get<double>();
+    o.flush_cache = j.at("flush_cache").get<bool>();
+    o.threads = j.at("threads").get<int>();
+    o.give_up_seconds = j.value("give_up_seconds", 0.0);
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(std::string("malformed timing options: ") + e.what());
+  }
+  return o;
+}
+
 Message run_message(const ObjectCode& object, const MeasureOptions& o) {
   Message m;
   nlohmann::json arguments = nlohmann::json::array();
@@ -139,10 +162,7 @@ Message run_message(const ObjectCode& object, const MeasureOptions& o) {
               {"entry", object.entry},
               {"arguments", arguments},
               {"packed", packed},
-              {"options",
-               {{"warmup", o.warmup}, {"min_warmup_ms", o.min_warmup_ms}, {"number", o.number}, {"repeat", o.repeat},
-                {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
-                {"threads", o.threads}, {"give_up_seconds", o.give_up_seconds}}}};
+              {"options", options_to_json(o)}};
   m.blobs.push_back(object.bytes);
   return m;
 }
@@ -162,15 +182,9 @@ Result<std::pair<ObjectCode, MeasureOptions>> run_from_message(const Message& m)
                                                        a.at("size").get<int64_t>(),
                                                        schedule::DType::kFloat32, false});
     }
-    const auto& opts = m.header.at("options");
-    o.warmup = opts.at("warmup").get<int>();
-    o.min_warmup_ms = opts.at("min_warmup_ms").get<double>();
-    o.number = opts.at("number").get<int>();
-    o.repeat = opts.at("repeat").get<int>();
-    o.min_repeat_ms = opts.at("min_repeat_ms").get<double>();
-    o.flush_cache = opts.at("flush_cache").get<bool>();
-    o.threads = opts.at("threads").get<int>();
-    o.give_up_seconds = opts.value("give_up_seconds", 0.0);
+    auto options = options_from_json(m.header.at("options"));
+    if (!options) return options.error();
+    o = *options;
     if (m.blobs.size() != 1) return make_error("malformed run message");
     object.bytes = m.blobs[0];
   } catch (const nlohmann::json::exception& e) {

@@ -1,7 +1,7 @@
-// Compile on every core, measure on the GPU (see gpu_measurer.h).
+// Compile on every core, measure on the GPU in a worker process (see gpu_measurer.h).
 #include "runtime/cuda/gpu_measurer.h"
 
-#include "runtime/cuda/gpu_runner.h"
+#include "runtime/cuda/gpu_worker.h"
 
 namespace tessera::runtime::cuda {
 
@@ -28,7 +28,7 @@ std::vector<MeasureResult> GpuMeasurer::measure(const schedule::ComputeDAG& dag,
       results[i].error = builds[i].error;
       results[i].message = builds[i].message;
     } else {
-      results[i] = measure_on_gpu(builds[i].module, task->second, measure_);
+      results[i] = runner_.measure_message(task->second, gpu_run_message(builds[i].module, measure_), measure_);
     }
     results[i].compile_seconds = builds[i].compile_seconds;
   }

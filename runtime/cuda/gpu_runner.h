@@ -7,8 +7,8 @@
 // min_repeat_ms, timed with CUDA events, the L2 cache flushed before each repeat when
 // flush_cache is set. Failures are results with the CPU's error classes: a launch that fails
 // or faults is a runtime error, wrong numbers a wrong answer. Compiled everywhere, exercised
-// only where a GPU exists (tests/gpu/). In-process for now: a kernel fault spoils this
-// process's context (the worker process path is not yet wired for GPUs).
+// only where a GPU exists (tests/gpu/). It runs in the process that calls it: tuning calls it
+// in tessera-worker (gpu_worker.h), where a kernel fault spoils only that worker's context.
 #pragma once
 
 #include "runtime/check.h"
