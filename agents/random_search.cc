@@ -1,4 +1,4 @@
-// Random search and the ask/tell driver (see random_search.h, search_agent.h).
+// Random search and propose_tagged (see random_search.h, search_agent.h).
 #include "agents/random_search.h"
 
 #include <set>
@@ -12,16 +12,6 @@ std::vector<env::Candidate> propose_tagged(SearchAgent& agent, const env::Tuning
     if (!own || c.source.empty()) c.source = agent.name();
   }
   return out;
-}
-
-void run_search(SearchAgent& agent, env::TuningTask& task, int trials, int batch_size) {
-  int start = task.trials();
-  while (task.trials() - start < trials && !agent.done()) {
-    int want = std::min(batch_size, trials - (task.trials() - start));
-    auto candidates = propose_tagged(agent, task, want);
-    if (candidates.empty()) break;
-    agent.observe(task, task.measure(candidates));
-  }
 }
 
 std::vector<env::Candidate> RandomSearch::propose(const env::TuningTask& task, int count) {

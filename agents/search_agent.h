@@ -32,10 +32,7 @@ class SearchAgent {
 
 // `agent.propose` with every candidate's source set: the agent's own tags where it gives them
 // (tags_sources), its name otherwise — so records credit whoever proposed each candidate.
-// Every search loop proposes through this.
+// The search loop (search_loop.h) proposes through this.
 std::vector<env::Candidate> propose_tagged(SearchAgent& agent, const env::TuningTask& task, int count);
-
-// Runs `agent` on `task` in batches until `trials` candidates were measured or it is done.
-void run_search(SearchAgent& agent, env::TuningTask& task, int trials, int batch_size);
 
 }  // namespace tessera::agents

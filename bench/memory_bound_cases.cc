@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "agents/search_loop.h"
 #include "bench/cases.h"
 #include "bench/libtorch_ops.h"
 #include "env/tuning_task.h"
@@ -80,13 +81,13 @@ Result<std::vector<schedule::Step>> tune(const schedule::ComputeDAG& dag, const 
   if (!agent) return agent.error();
   const auto start = std::chrono::steady_clock::now();
   env::TuningTask& t = **task;
-  while (t.trials() < trials && !(*agent)->done()) {
-    auto candidates = (*agent)->propose(t, std::min(32, trials - t.trials()));
-    if (candidates.empty()) break;
-    (*agent)->observe(t, t.measure(candidates));
+  agents::StopRule stop;
+  stop.trials = trials;
+  agents::run_search_loop(**agent, t, stop, {.batch_size = 32}, [&](const agents::LoopProgress& p) {
     std::fprintf(stderr, "[%s %s] %d/%d trials, best %.2f GB/s\n", agent_name.c_str(), dag.summary().c_str(),
-                 t.trials(), trials, t.best() ? dag.min_bytes() / t.best()->seconds() * 1e-9 : 0.0);
-  }
+                 p.trials, trials, t.best() ? dag.min_bytes() / t.best()->seconds() * 1e-9 : 0.0);
+    return true;
+  });
   if (!t.best()) return make_error(agent_name + ": no candidate measured correctly");
   env::Candidate best = t.best()->candidate;
   auto retimed = t.retime(4, 3);

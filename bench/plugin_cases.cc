@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "agents/search_loop.h"
 #include "bench/cases.h"
 #include "experiments/config.h"
 #include "experiments/search_setup.h"
@@ -54,16 +55,15 @@ nlohmann::json tune_with(const experiments::TaskSpec& spec, const experiments::T
   const auto start = Clock::now();
   double at64 = 0;
   nlohmann::json curve = nlohmann::json::array();
-  while ((*task)->trials() < trials && !(*agent)->done()) {
-    auto candidates = (*agent)->propose(**task, std::min(32, trials - (*task)->trials()));
-    if (candidates.empty()) break;
-    (*agent)->observe(**task, (*task)->measure(candidates));
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    if ((*task)->trials() <= 64) at64 = (*task)->best_gflops();
-    curve.push_back({(*task)->trials(), round1(seconds), round1((*task)->best_gflops())});
+  agents::StopRule stop;
+  stop.trials = trials;
+  agents::run_search_loop(**agent, **task, stop, {.batch_size = 32}, [&](const agents::LoopProgress& p) {
+    if (p.trials <= 64) at64 = (*task)->best_gflops();
+    curve.push_back({p.trials, round1(p.elapsed_seconds), round1((*task)->best_gflops())});
     std::fprintf(stderr, "[plugin_suite %s %s] %d/%d trials, best %.1f GFLOP/s\n", spec.name.c_str(),
-                 model_name.c_str(), (*task)->trials(), trials, (*task)->best_gflops());
-  }
+                 model_name.c_str(), p.trials, trials, (*task)->best_gflops());
+    return true;
+  });
   line.update({{"workload", dag->summary()}, {"trials", (*task)->trials()}, {"best_gflops", round1((*task)->best_gflops())},
                {"best_gflops_at_64", round1(at64)}, {"search_seconds", round1(std::chrono::duration<double>(Clock::now() - start).count())},
                {"curve", curve}, {"threads", 1}, {"seed", config.seed}});

@@ -7,6 +7,7 @@
 
 #include "agents/droplet_search.h"
 #include "agents/random_search.h"
+#include "agents/search_loop.h"
 #include "bench/cases.h"
 #include "bench/measure.h"
 #include "runtime/parallel_runtime.h"

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "agents/registry.h"
+#include "agents/search_loop.h"
 #include "bench/cases.h"
 #include "experiments/config.h"
 #include "experiments/search_setup.h"
@@ -82,27 +83,21 @@ Result<SearchRun> search(const schedule::ComputeDAG& dag, const std::string& age
   }
   auto agent = experiments::make_agent(spec, seed, model);  // registers the learned agents too
   if (!agent) return agent.error();
-  const int batch = agent_name == "droplet" ? 16 : 64;
   SearchRun run;
   run.task = std::move(*task);
-  using Clock = std::chrono::steady_clock;
-  auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
-  const auto start = Clock::now();
-  double measuring = 0;  // of run.seconds; the rest is the agent's (proposing, learning)
-  while (run.task->trials() < trials && !(*agent)->done()) {
-    auto candidates = agents::propose_tagged(**agent, *run.task, std::min(batch, trials - run.task->trials()));
-    if (candidates.empty()) break;
-    const auto measure_start = Clock::now();
-    auto measured = run.task->measure(candidates);
-    measuring += since(measure_start);
-    (*agent)->observe(*run.task, measured);
-    run.seconds = since(start);
-    run.curve.push_back({run.task->trials(), run.seconds, run.task->best_gflops()});
+  agents::StopRule rule;
+  rule.trials = trials;
+  rule.seconds = stop.max_seconds;
+  rule.target_gflops = stop.target_gflops;
+  agents::LoopOptions loop;
+  loop.batch_size = agent_name == "droplet" ? 16 : 64;
+  agents::run_search_loop(**agent, *run.task, rule, loop, [&](const agents::LoopProgress& p) {
+    run.seconds = p.elapsed_seconds;
+    run.curve.push_back({p.trials, p.elapsed_seconds, run.task->best_gflops()});
     std::fprintf(stderr, "[%s %s] %d/%d trials, best %.1f GFLOP/s, %.0f s (%.0f s measuring)\n", agent_name.c_str(),
-                 dag.summary().c_str(), run.task->trials(), trials, run.task->best_gflops(), run.seconds, measuring);
-    if (stop.target_gflops > 0 && run.task->best_gflops() >= stop.target_gflops) break;
-    if (stop.max_seconds > 0 && run.seconds > stop.max_seconds) break;
-  }
+                 dag.summary().c_str(), p.trials, trials, run.task->best_gflops(), p.elapsed_seconds, p.measure_seconds);
+    return true;
+  });
   if (!run.task->best()) return make_error(agent_name + ": no candidate measured correctly");
   return run;
 }

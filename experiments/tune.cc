@@ -7,7 +7,7 @@
 #include <fstream>
 #include <optional>
 
-#include "env/default_candidates.h"
+#include "agents/search_loop.h"
 #include "env/tuning_task.h"
 #include "experiments/run_outputs.h"
 #include "experiments/search_setup.h"
@@ -209,48 +209,27 @@ int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measur
       log.say("tessera tune: " + agent.error().message);
       return 1;
     }
-    bool converged = false;
-    double searching = 0, measuring_seconds = 0;  // this session's split: agent vs measurer
-    auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
-    // The default schedules first, before any agent proposes (env/default_candidates.h).
-    if (tuning.trials() == 0 && config.trials > 0 && !gpu) {
-      auto defaults = env::default_candidates(tuning);
-      if (defaults.size() > static_cast<size_t>(config.trials)) defaults.resize(static_cast<size_t>(config.trials));
-      if (!defaults.empty()) {
-        const auto t0 = Clock::now();
-        auto measured = tuning.measure(defaults);
-        measuring_seconds += seconds_since(t0);
-        (*agent)->observe(tuning, measured);
-      }
-    }
-    while (tuning.trials() < config.trials && (config.seconds <= 0 || elapsed() < config.seconds)) {
-      if ((*agent)->done()) {
-        converged = true;
-        break;
-      }
-      int want = static_cast<int>(std::min<int64_t>(config.batch_size, config.trials - tuning.trials()));
-      auto t0 = Clock::now();
-      auto candidates = agents::propose_tagged(**agent, tuning, want);
-      searching += seconds_since(t0);
-      if (candidates.empty()) {
-        converged = true;
-        break;
-      }
-      t0 = Clock::now();
-      auto measured = tuning.measure(candidates);
-      measuring_seconds += seconds_since(t0);
-      t0 = Clock::now();
-      (*agent)->observe(tuning, measured);
-      searching += seconds_since(t0);
+    // The one search loop (agents/search_loop.h): defaults first, then the agent's batches, a
+    // progress line after each.
+    agents::StopRule stop;
+    stop.trials = config.trials;
+    stop.seconds = config.seconds;
+    stop.seconds_before = elapsed();  // earlier runs' time and this one's so far (the reference)
+    agents::LoopOptions loop;
+    loop.batch_size = config.batch_size;
+    loop.defaults_first = !gpu;
+    const agents::LoopResult ran = agents::run_search_loop(**agent, tuning, stop, loop, [&](const agents::LoopProgress& p) {
       for (const std::string& w : tuning.warnings()) log.say("warning: " + w);
-      double left = config.seconds > 0 ? std::max(0.0, config.seconds - elapsed()) : -1;
-      std::string line = "[" + spec.name + "] " + std::to_string(tuning.trials()) + "/" +
-                         std::to_string(config.trials) + " trials" +
+      std::string line = "[" + spec.name + "] " + std::to_string(p.trials) + "/" + std::to_string(config.trials) +
+                         " trials" +
                          format(", best %.1f GFLOP/s, %.1f GB/s, elapsed %.0f s", tuning.best_gflops(),
-                                tuning.best() ? dag->min_bytes() / tuning.best()->seconds() * 1e-9 : 0.0, elapsed());
-      if (left >= 0) line += format(", %.0f s left", left);
+                                tuning.best() ? dag->min_bytes() / tuning.best()->seconds() * 1e-9 : 0.0, p.elapsed_seconds);
+      if (config.seconds > 0) line += format(", %.0f s left", std::max(0.0, config.seconds - p.elapsed_seconds));
       log.say(line);
-    }
+      return true;
+    });
+    const bool converged = ran.reason == agents::StopReason::kConverged;
+    const double searching = ran.progress.search_seconds, measuring_seconds = ran.progress.measure_seconds;
     nlohmann::json entry = {{"name", spec.name},
                             {"workload_key", dag->workload_key()},
                             {"workload", dag->summary()},

@@ -25,6 +25,7 @@
 
 #include "agents/conformance.h"
 #include "agents/search_agent.h"
+#include "agents/search_loop.h"
 #include "env/task_env.h"
 #include "runtime/replay_simulator.h"
 #include "schedule/ops.h"

@@ -11,6 +11,7 @@
 #include "agents/droplet_search.h"
 #include "agents/evolutionary_search.h"
 #include "agents/random_search.h"
+#include "agents/search_loop.h"
 #include "runtime/records.h"
 #include "schedule/ops.h"
 #include "schedule/step_json.h"

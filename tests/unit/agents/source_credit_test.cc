@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "agents/random_search.h"
+#include "agents/search_loop.h"
 #include "runtime/replay_simulator.h"
 #include "runtime/source_credit.h"
 #include "schedule/ops.h"

@@ -16,6 +16,7 @@
 #include "agents/evolutionary_search.h"
 #include "agents/random_search.h"
 #include "agents/rl/harl_search.h"
+#include "agents/search_loop.h"
 #include "env/proxy/reward_proxy.h"
 #include "runtime/replay_simulator.h"
 #include "schedule/ops.h"
