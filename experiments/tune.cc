@@ -236,6 +236,7 @@ int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measur
                             {"trials", tuning.trials()},
                             {"elapsed_seconds", elapsed()},
                             {"converged", converged},
+                            {"stopped_by", agents::to_string(ran.reason)},  // trials, seconds, converged
                             {"search_seconds", searching},       // proposing and learning (this session)
                             {"measure_seconds", measuring_seconds},  // building and timing (this session)
                             {"best_gflops", tuning.best_gflops()}};

@@ -29,6 +29,11 @@ namespace fs = std::filesystem;
 
 const std::string kTessera = std::string(TESSERA_BINARY_DIR) + "/tessera";
 
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 std::string write_config(const fs::path& dir, const std::string& run_dir) {
   fs::create_directories(dir);
   const fs::path path = dir / "tiny.yaml";
@@ -83,6 +88,8 @@ TEST(TuneResume, KilledAtRandomMomentsLosesAndRepeatsNothing) {
   for (const char* file : {"config.yaml", "records.jsonl", "curve.csv", "curve.svg", "summary.json", "run.log"}) {
     EXPECT_TRUE(fs::exists(fs::path(straight) / file)) << file;
   }
+  // The whole budget was spent: the summary says the trial rule stopped it (not convergence).
+  EXPECT_EQ(nlohmann::json::parse(read_file(fs::path(straight) / "summary.json"))["tasks"][0]["stopped_by"], "trials");
 
   // Killed five times at random moments, resumed after each.
   const std::string config = write_config(root / "b", killed);
@@ -112,10 +119,6 @@ size_t line_count(const fs::path& path) {
   return n;
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 // Every file of a directory with its bytes: to show that a refused run changed nothing.
 std::map<std::string, std::string> snapshot(const fs::path& dir) {
