@@ -56,15 +56,11 @@ std::string records_path(const std::string& name) {
   return path.string();
 }
 
-// When a race stops a challenger early: on reaching the target, or past the time allowed.
-struct StopRule {
-  double target_gflops = 0;  // 0: no target
-  double max_seconds = 0;    // 0: no limit
-};
-
+// `trials` of `agent_name` on `dag`; `stop` may also end it early (a race stops a challenger on
+// reaching the target or past the time allowed); its trials are set from `trials`.
 Result<SearchRun> search(const schedule::ComputeDAG& dag, const std::string& agent_name, int trials,
                          uint64_t seed, const runtime::MeasureOptions& measure, const std::string& records,
-                         const StopRule& stop = {}) {
+                         agents::StopRule stop = {}) {
   env::TaskOptions options;
   options.measure = measure;
   options.measure.threads = 1;
@@ -85,13 +81,10 @@ Result<SearchRun> search(const schedule::ComputeDAG& dag, const std::string& age
   if (!agent) return agent.error();
   SearchRun run;
   run.task = std::move(*task);
-  agents::StopRule rule;
-  rule.trials = trials;
-  rule.seconds = stop.max_seconds;
-  rule.target_gflops = stop.target_gflops;
+  stop.trials = trials;
   agents::LoopOptions loop;
   loop.batch_size = agent_name == "droplet" ? 16 : 64;
-  agents::run_search_loop(**agent, *run.task, rule, loop, [&](const agents::LoopProgress& p) {
+  agents::run_search_loop(**agent, *run.task, stop, loop, [&](const agents::LoopProgress& p) {
     run.seconds = p.elapsed_seconds;
     run.curve.push_back({p.trials, p.elapsed_seconds, run.task->best_gflops()});
     std::fprintf(stderr, "[%s %s] %d/%d trials, best %.1f GFLOP/s, %.0f s (%.0f s measuring)\n", agent_name.c_str(),
@@ -267,7 +260,9 @@ nlohmann::json run_search_race(const std::vector<std::string>& challengers, int 
                      {"best_gflops", round1(target)}, {"curve", curve_json(evo->curve)}, {"threads", 1}});
     for (const std::string& agent : challengers) {
       // Stopped once it matches the baseline, or once it has had the time the criterion allows.
-      StopRule stop{target, evo->seconds / 2};
+      agents::StopRule stop;
+      stop.target_gflops = target;
+      stop.seconds = evo->seconds / 2;
       auto run = search(dag, agent, trials, config.seed, config.measure, suite_records(spec.name, agent, trials), stop);
       if (!run) {
         lines.push_back({{"task", spec.name}, {"agent", agent}, {"error", run.error().message}});
