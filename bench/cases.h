@@ -71,7 +71,8 @@ Result<CompiledSchedule> search_and_compile(const schedule::ComputeDAG& dag, con
 nlohmann::json run_odd_matmul_suite(int trials);
 nlohmann::json run_fused_epilogue(int trials);
 // One matmul schedule against OpenBLAS: TESSERA_PROBE_SHAPE=m,n,k, TESSERA_PROBE_SKETCH=id,
-// TESSERA_PROBE_KNOBS={json}; TESSERA_PROBE_IR=1 prints the lowered nest to stderr.
+// TESSERA_PROBE_KNOBS={json}; TESSERA_PROBE_IR=1 prints the lowered nest to stderr and
+// TESSERA_PROBE_OBJECT=path writes the compiled object there (for objdump -d).
 nlohmann::json run_odd_matmul_probe();
 
 // Every task of configs/op_suite.yaml tuned by each strategy with the same trial budget and

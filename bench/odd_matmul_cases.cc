@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <fstream>
 
 #include "bench/cases.h"
 #include "runtime/fingerprint.h"
+#include "runtime/kernel.h"
 #include "runtime/parallel_runtime.h"
 #include "schedule/lower.h"
 #include "schedule/reference.h"
@@ -124,12 +126,18 @@ nlohmann::json run_odd_matmul_probe() {
     if (sketch.id != sketch_id) continue;
     auto values = sketch.knobs.from_json(nlohmann::json::parse(knobs));
     if (!values) return error_json(values.error().message);
-    if (std::getenv("TESSERA_PROBE_IR")) {
+    const char* object_path = std::getenv("TESSERA_PROBE_OBJECT");
+    if (std::getenv("TESSERA_PROBE_IR") || object_path) {
       auto state = schedule::apply_candidate(*dag, sketch, *values);
       if (!state) return error_json(state.error().message);
       auto func = schedule::lower(*state);
       if (!func) return error_json(func.error().message);
-      std::fprintf(stderr, "%s\n", schedule::to_string(*func).c_str());
+      if (std::getenv("TESSERA_PROBE_IR")) std::fprintf(stderr, "%s\n", schedule::to_string(*func).c_str());
+      if (object_path) {  // for objdump -d
+        auto object = runtime::compile_object(*func);
+        if (!object) return error_json(object.error().message);
+        std::ofstream(object_path, std::ios::binary) << object->bytes;
+      }
     }
     runtime::set_num_threads(1);
     openblas_set_num_threads(1);

@@ -13,6 +13,9 @@
 //     registers, while the copy out stays vectorized along the output's own last axis;
 //   - lets elementwise producers (the zero padding of a convolution) be computed at root
 //     instead of inlined, so the hot loop reads plain values without bounds checks.
+// Without a constant input, an input read along the output's last axis (a matmul's B) is packed
+// the same way in every call (`:packed_call`), as BLAS packs its panels: the copy is timed, and
+// in return the hot loop's reads no longer depend on the input's row stride.
 // The other input is then read as one broadcast per FMA row, whatever its stride, which is
 // why stride-2 and dilated convolutions get the same micro-kernel as stride-1 ones. An input
 // read along the vector axis too (a depthwise convolution's input channel follows its output
@@ -44,6 +47,9 @@ struct PackedRead {
   AxisRead constant;
   size_t axis = 0;                // spatial axis of `op`
   std::vector<AxisRead> blocked;  // to store blocked along that axis, its block innermost
+  // Inputs read along one other spatial axis only (a matmul's A, by its rows), which a schedule
+  // may pack in every call into panels of that axis's register tile: (read, axis).
+  std::vector<std::pair<AxisRead, size_t>> rows;
 };
 
 // The dimension of load `e` that `v` indexes as v (+ reduction variables of extent 1), or -1
@@ -67,13 +73,42 @@ int plain_dimension(const Expr& e, const TensorNode& op, const ExprNode* v) {
   return found;
 }
 
-std::optional<PackedRead> find_packed_read(const TensorNode& op, const State& state) {
+// Fills `read.rows`: the inputs other than the packed one and the blocked ones that use exactly
+// one spatial axis of `op`, other than the vector axis, as a plain dimension.
+void add_row_reads(const TensorNode& op, const State& state, PackedRead& read) {
+  std::function<void(const Expr&)> visit = [&](const Expr& e) {
+    for (const Expr& o : e->operands) visit(o);
+    if (e->kind != ExprKind::kLoad || e->name == read.constant.input) return;
+    int p = state.stage_index(e->name);
+    if (p < 0 || !state.stage(p).op->is_placeholder) return;
+    auto named = [&](const AxisRead& r) { return r.input == e->name; };
+    if (std::any_of(read.blocked.begin(), read.blocked.end(), named)) return;
+    for (const auto& [r, axis] : read.rows) {
+      if (r.input == e->name) return;
+    }
+    std::vector<size_t> used;
+    for (size_t a = 0; a < op.axes.size(); ++a) {
+      if (std::any_of(e->operands.begin(), e->operands.end(),
+                      [&](const Expr& i) { return uses_var(i, op.axes[a].var.get()); })) {
+        used.push_back(a);
+      }
+    }
+    if (used.size() != 1 || used[0] == read.axis) return;
+    int d = plain_dimension(e, op, op.axes[used[0]].var.get());
+    if (d >= 0) read.rows.push_back({{e->name, static_cast<size_t>(d), e->operands.size()}, used[0]});
+  };
+  visit(op.body);
+}
+
+// `constant`: the read is of a constant input (packed at load); otherwise of an input packed in
+// every call, taken only when its vector axis is the output's last (contiguous) axis.
+std::optional<PackedRead> find_packed_read(const TensorNode& op, const State& state, bool constant) {
   std::optional<PackedRead> found;
   std::function<void(const Expr&)> visit = [&](const Expr& e) {
     if (found) return;
     if (e->kind == ExprKind::kLoad) {
       int p = state.stage_index(e->name);
-      if (p >= 0 && state.stage(p).op->is_placeholder && state.stage(p).op->is_constant) {
+      if (p >= 0 && state.stage(p).op->is_placeholder && state.stage(p).op->is_constant == constant) {
         std::vector<std::pair<size_t, size_t>> uses;  // (axis, dim)
         bool plain = true;
         for (size_t d = 0; d < e->operands.size(); ++d) {
@@ -83,8 +118,9 @@ std::optional<PackedRead> find_packed_read(const TensorNode& op, const State& st
             plain &= e->operands[d].same_as(op.axes[a].var);
           }
         }
-        if (uses.size() == 1 && plain && op.axes[uses[0].first].extent >= 2) {
-          found = PackedRead{{e->name, uses[0].second, e->operands.size()}, uses[0].first, {}};
+        const bool last_axis = uses.size() == 1 && uses[0].first + 1 == op.axes.size();
+        if (uses.size() == 1 && plain && op.axes[uses[0].first].extent >= 2 && (constant || last_axis)) {
+          found = PackedRead{{e->name, uses[0].second, e->operands.size()}, uses[0].first, {}, {}};
         }
       }
     }
@@ -106,6 +142,7 @@ std::optional<PackedRead> find_packed_read(const TensorNode& op, const State& st
   };
   check(op.body);
   if (!ok) found.reset();
+  if (found && !constant) add_row_reads(op, state, *found);
   return found;
 }
 
@@ -117,6 +154,34 @@ std::vector<std::string> blocked_dims(size_t rank, size_t dim, int64_t lanes) {
   }
   dims.push_back(std::to_string(dim) + "%" + std::to_string(lanes));
   return dims;
+}
+
+// Layout dims of a packed panel: the blocks of dimension `dim` by `lanes` outermost, then the
+// other dimensions, the position in the block innermost ([N/16][K][16] for a matmul's B[K][N],
+// OIHW16o for conv weights), so one block's values are contiguous along every other dimension.
+std::vector<std::string> panel_dims(size_t rank, size_t dim, int64_t lanes) {
+  std::vector<std::string> dims{std::to_string(dim) + "/" + std::to_string(lanes)};
+  for (size_t d = 0; d < rank; ++d) {
+    if (d != dim) dims.push_back(std::to_string(d));
+  }
+  dims.push_back(std::to_string(dim) + "%" + std::to_string(lanes));
+  return dims;
+}
+
+// Orders the copy loops of `stage` (an input copied into panel_dims(rank, dim, lanes)) as the
+// panel is laid out, so the copy in every call writes each panel contiguously (rows of the
+// source in turn) instead of scattering one value per row of the panel.
+void order_copy_as_panel(std::vector<Step>& steps, const std::string& stage, size_t rank, size_t dim,
+                         int64_t lanes, bool vectorize) {
+  const std::string blocked = spatial_axis_name(dim, rank);
+  steps.push_back(SplitStep{stage, blocked, {lanes}});
+  std::vector<std::string> order{blocked + ".0"};
+  for (size_t d = 0; d < rank; ++d) {
+    if (d != dim) order.push_back(spatial_axis_name(d, rank));
+  }
+  order.push_back(blocked + ".1");
+  steps.push_back(ReorderStep{stage, order});
+  if (vectorize && lanes <= kMaxVectorLanes) steps.push_back(AnnotateStep{stage, blocked + ".1", "vectorize"});
 }
 
 // Elementwise stages `op` reads directly (inlined by the sketch prelude).
@@ -145,7 +210,7 @@ Knob vector_tile_knob(const std::string& name, int64_t extent) {
   return k;
 }
 
-StageRule packed_rule(const TensorNode& op, const PackedRead& read, const std::string& consumer,
+StageRule packed_rule(const TensorNode& op, const PackedRead& read, bool at_load, const std::string& consumer,
                       const std::vector<std::string>& producers) {
   const std::string name = op.name;
   const std::vector<Axis> axes = op.axes, reduce_axes = op.reduce_axes;
@@ -157,11 +222,11 @@ StageRule packed_rule(const TensorNode& op, const PackedRead& read, const std::s
   }
   order.push_back(read.axis);
   StageRule rule;
-  rule.tag = name + ":packed" + (consumer.empty() ? ":tile_cache" : ":tile_fuse(" + consumer + ")");
+  rule.tag = name + (at_load ? ":packed" : ":packed_call") + (consumer.empty() ? ":tile_cache" : ":tile_fuse(" + consumer + ")");
   std::string blocked_names;
   for (const AxisRead& b : read.blocked) blocked_names += ", " + b.input;
   rule.description = "tile " + name + " SSRSRS with " + axes[read.axis].name +
-                     " as the innermost vector, " + read.constant.input + " packed at load in blocks of it" +
+                     " as the innermost vector, " + read.constant.input + (at_load ? " packed at load" : " packed in every call") + " in blocks of it" +
                      (blocked_names.empty() ? "" : blocked_names + " stored in blocks of it in the call") +
                      (consumer.empty() ? ", a cache_write accumulator tile"
                                        : ", computed at the tile of its consumer " + consumer);
@@ -179,6 +244,8 @@ StageRule packed_rule(const TensorNode& op, const PackedRead& read, const std::s
     size_t parallel = b.add(choice_knob(name + ".parallel", KnobKind::kParallel, parallel_choices));
     size_t unroll = b.add(choice_knob(name + ".unroll", KnobKind::kUnroll, kUnrollSteps));
     size_t copy_order = b.add(choice_knob(name + ".copy_along_vector", KnobKind::kChoice, {1, 0}));
+    std::optional<size_t> pack_rows;
+    if (!read.rows.empty()) pack_rows = b.add(choice_knob(name + ".pack_rows", KnobKind::kChoice, {1, 0}));
     // A producer read along the vector axis is stored blocked, so it must be at root; others
     // may stay inlined.
     bool producer_blocked = false;
@@ -198,11 +265,27 @@ StageRule packed_rule(const TensorNode& op, const PackedRead& read, const std::s
         for (const std::string& p : producers) steps.push_back(ComputeRootStep{p});
       }
       if (consumer.empty()) steps.push_back(CacheWriteStep{name, "local"});
-      // The constant, packed at load with the vector's block innermost.
+      // The constant, packed with the vector's block innermost: at load, or in every call for an
+      // input that is not constant (a matmul's B: its rows, 4 KiB apart at N = 1024, would fall
+      // into cache sets chosen by the physical pages the process got).
       steps.push_back(CacheReadStep{read.constant.input, inner_stage, "global"});
       const std::string packed = read.constant.input + ".local";
-      if (lanes >= 2) steps.push_back(LayoutStep{packed, blocked_dims(read.constant.rank, read.constant.dim, lanes)});
-      steps.push_back(PackStep{packed});
+      if (lanes >= 2) steps.push_back(LayoutStep{packed, panel_dims(read.constant.rank, read.constant.dim, lanes)});
+      if (at_load) {
+        steps.push_back(PackStep{packed});
+      } else if (lanes >= 2 && axes[read.axis].extent % lanes == 0) {
+        order_copy_as_panel(steps, packed, read.constant.rank, read.constant.dim, lanes, true);
+      }
+      // Inputs read along another axis, packed in every call into panels of that axis's register
+      // tile ([M/4][K][4] for a matmul's A): the FMA rows' broadcasts read consecutive values
+      // instead of one value per row, each a row stride apart.
+      for (const auto& [r, axis] : read.rows) {
+        const int64_t rows = tile(axis)[3];
+        if (!pack_rows || !ks.choice(v, *pack_rows) || rows < 2) break;
+        steps.push_back(CacheReadStep{r.input, inner_stage, "global"});
+        steps.push_back(LayoutStep{r.input + ".local", panel_dims(r.rank, r.dim, rows)});
+        if (axes[axis].extent % rows == 0) order_copy_as_panel(steps, r.input + ".local", r.rank, r.dim, rows, false);
+      }
       // Inputs read along the vector axis, stored blocked by it in every call (NCHW16c for a
       // depthwise convolution): a producer at root in place, an input through a copy.
       for (const AxisRead& r : read.blocked) {
@@ -266,9 +349,14 @@ StageRule packed_rule(const TensorNode& op, const PackedRead& read, const std::s
 
 std::vector<StageRule> packed_tile_rules(const TensorNode& op, const State& state,
                                          const std::string& consumer) {
-  auto read = find_packed_read(op, state);
-  if (!read || !has_data_reuse(op)) return {};
-  return {packed_rule(op, *read, consumer, elementwise_producers(op, state))};
+  if (!has_data_reuse(op)) return {};
+  if (auto read = find_packed_read(op, state, true)) {
+    return {packed_rule(op, *read, true, consumer, elementwise_producers(op, state))};
+  }
+  if (auto read = find_packed_read(op, state, false)) {
+    return {packed_rule(op, *read, false, consumer, elementwise_producers(op, state))};
+  }
+  return {};
 }
 
 }  // namespace tessera::schedule::detail

@@ -54,7 +54,9 @@ void emit_inner_tile(std::vector<Step>& steps, const std::string& stage, const s
 
 // Multi-level tiling with a vector of one spatial axis innermost and the constant input read
 // along that axis packed at load into a layout where the vector is contiguous (sketch_packed.cc),
-// computed at the tile of `consumer` if not empty; no rule when the stage reads no such constant.
+// computed at the tile of `consumer` if not empty. Without such a constant, an input read along
+// the output's last axis (a matmul's B) is packed the same way in every call; no rule when the
+// stage reads neither.
 std::vector<StageRule> packed_tile_rules(const TensorNode& op, const State& state,
                                          const std::string& consumer);
 

@@ -67,8 +67,8 @@ int fewest_of_a_sketch(double sketch_share) {
 }
 
 TEST(HarlBatches, GiveEverySketchItsShare) {
-  // matmul has two sketches: 0.5 of 16 split evenly is 4 each, whatever the model prefers.
-  EXPECT_GE(fewest_of_a_sketch(0.5), 4);
+  // matmul has three sketches: 0.75 of 16 split evenly is 4 each, whatever the model prefers.
+  EXPECT_GE(fewest_of_a_sketch(0.75), 4);
   // Without the share the model's preference decides, and one sketch goes short.
   EXPECT_LT(fewest_of_a_sketch(0.0), 4);
 }

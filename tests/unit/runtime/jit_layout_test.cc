@@ -1,12 +1,13 @@
 // Layouts and constants packed at load, compiled and compared with the reference: blocked
 // layouts of attached and root stages (dividing and padded blocks), the packed tiling sketch of
 // convolutions (stride 1 and 2, 1x1, fused epilogue, depthwise with its input stored NCHW16c;
-// none for grouped ones) and dense layers, the packing run once at load rather than in each
+// none for grouped ones), dense layers and matmuls (panels packed in the call), the packing run once at load rather than in each
 // call, and hot loops without strided reads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <random>
 
 #include "jit_test_util.h"
@@ -90,6 +91,16 @@ TEST(JitLayout, PackedSketchOfDenseLayers) {
     auto gelu = dense_bias_gelu(m, n, k);
     ASSERT_TRUE(gelu.ok());
     expect_packed_sketches_match(*gelu, 4);
+  }
+}
+
+// A matmul reads no constant: its panels are packed in every call. Dividing, padded (13, 40 and
+// 9 rows) and one-row shapes; fails on a panel copy that loses or misplaces values.
+TEST(JitLayout, PackedInTheCallSketchOfMatmuls) {
+  for (auto [m, n, k] : {std::tuple{16, 48, 20}, {13, 40, 9}, {1, 64, 7}}) {
+    auto dag = matmul(m, n, k);
+    ASSERT_TRUE(dag.ok());
+    expect_packed_sketches_match(*dag, 6);
   }
 }
 
@@ -226,6 +237,49 @@ TEST(JitLayout, PackedDepthwiseHotLoopIsUnitStride) {
     // Both the packed weights and the padded input (stored NCHW16c) are contiguous vectors.
     expect_unit_stride_hot_loop(func->body, "W.local");
   }
+}
+
+// In the hot loop of a matmul packed in the call, consecutive k read B's panel `lanes` apart and
+// A's panel `rows` apart: each panel streams. Fails if a panel keeps the input's row stride
+// (1024 apart, the 4 KiB stride whose cache sets depend on the physical pages).
+TEST(JitLayout, MatmulPanelsStreamAlongTheReduction) {
+  auto dag = matmul(64, 1024, 1024);
+  ASSERT_TRUE(dag.ok());
+  const std::vector<Sketch> sketches = generate_sketches(*dag);
+  const Sketch& sketch = packed_sketch(sketches);
+  KnobValues values(sketch.knobs.size(), 0);
+  for (size_t k = 0; k < sketch.knobs.size(); ++k) {
+    const Knob& knob = sketch.knobs.knobs()[k];
+    for (size_t i = 0; i < knob.domain.size(); ++i) {
+      const auto& f = knob.domain[i];
+      bool want = knob.name == "C.j" ? f.back() == 32 && f[2] == 1
+                  : knob.name == "C.i" ? f.back() == 4
+                  : knob.name == "C.r0" ? f.back() == 8
+                  : knob.name == "C.pack_rows" ? f[0] == 1
+                                               : false;
+      if (want) values[k] = static_cast<int>(i);
+    }
+  }
+  auto state = apply_candidate(*dag, sketch, values);
+  ASSERT_TRUE(state.ok()) << state.error().message;
+  auto func = lower(*state, "kernel");
+  ASSERT_TRUE(func.ok()) << func.error().message;
+  std::map<std::string, int64_t> k_stride;  // panel -> coefficient of the inner reduction loop
+  visit(func->body, [&](const StmtNode& loop) {
+    if (loop.kind != StmtKind::kFor || loop.loop_var->name != "r0.1") return;
+    std::function<void(const Expr&)> collect = [&](const Expr& e) {
+      if (e->kind == ExprKind::kLoad && (e->name == "A.local" || e->name == "B.local")) {
+        int64_t stride = -1;
+        if (linear_coefficient(e->operands[0], loop.loop_var.get(), &stride)) k_stride[e->name] = stride;
+      }
+      for (const Expr& o : e->operands) collect(o);
+    };
+    visit(loop.body, [&](const StmtNode& store) {
+      if (store.kind == StmtKind::kStore) collect(store.value);
+    });
+  });
+  EXPECT_EQ(k_stride["B.local"], 32);
+  EXPECT_EQ(k_stride["A.local"], 4);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // valid by construction (the sketch fuzzer covers every op at scale).
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "schedule/lower.h"
 #include "schedule/ops.h"
 #include "schedule/sketch.h"
@@ -16,9 +18,9 @@ std::vector<std::string> ids(const ComputeDAG& dag) {
   return out;
 }
 
-TEST(Sketch, MatmulGetsCacheWriteTilingAndInPlaceTiling) {
+TEST(Sketch, MatmulGetsCacheWriteTilingInPlaceTilingAndPanelsPackedInTheCall) {
   auto dag = matmul(64, 64, 64);
-  EXPECT_EQ(ids(*dag), (std::vector<std::string>{"C:tile_cache", "C:tile"}));
+  EXPECT_EQ(ids(*dag), (std::vector<std::string>{"C:tile_cache", "C:tile", "C:packed_call:tile_cache"}));
   EXPECT_EQ(ids(*dag), ids(*matmul(64, 64, 64)));  // stable
 }
 
@@ -70,8 +72,58 @@ TEST(Sketch, PackedSketchPacksTheWeightsInBlocksOfItsVector) {
     EXPECT_EQ(acc.loops.back().extent, lanes);
     EXPECT_EQ(acc.layout.back().dim, 1) << to_string(acc.layout);
   }
-  EXPECT_EQ(ids(*matmul(64, 64, 64)), (std::vector<std::string>{"C:tile_cache", "C:tile"}))
-      << "matmul reads no constant: no packed sketch";
+  EXPECT_EQ(ids(*matmul(64, 64, 64)).back(), "C:packed_call:tile_cache")
+      << "matmul reads no constant: its B is packed in the call, not at load";
+}
+
+// The value of knob `name` in `values` (its factors, or its one choice).
+std::vector<int64_t> knob_value(const Sketch& sketch, const KnobValues& values, const std::string& name) {
+  for (size_t k = 0; k < sketch.knobs.size(); ++k) {
+    if (sketch.knobs.knobs()[k].name == name) return sketch.knobs.value(values, k);
+  }
+  ADD_FAILURE() << "no knob " << name;
+  return {};
+}
+
+// A matmul packs B in every call into panels [N/v][K][v] of its vector v, and A, when its knob
+// says so and the register tile has several rows r, into [M/r][K][r]. Fails if the panel keeps
+// K outermost (a copy that changes nothing: the layout bug this rule first had), if B is
+// packed at load (it is not constant), or if A's panels ignore the register tile.
+TEST(Sketch, MatmulPanelsFollowTheRegisterTile) {
+  auto dag = matmul(64, 96, 32);
+  ASSERT_TRUE(dag.ok());
+  const std::vector<Sketch> sketches = generate_sketches(*dag);
+  const Sketch& sketch = sketches.back();
+  ASSERT_EQ(sketch.id, "C:packed_call:tile_cache");
+  std::mt19937_64 rng(3);
+  int with_a = 0, without_a = 0;
+  for (int i = 0; i < 40; ++i) {
+    KnobValues v = sketch.knobs.sample(rng);
+    auto state = apply_candidate(*dag, sketch, v);
+    ASSERT_TRUE(state.ok()) << state.error().message;
+    const int64_t lanes = knob_value(sketch, v, "C.j").back();
+    const int64_t rows = knob_value(sketch, v, "C.i").back();
+    const StageState& b = state->stage(state->stage_index("B.local"));
+    EXPECT_FALSE(b.packed);
+    ASSERT_EQ(b.layout.size(), 3u) << to_string(b.layout);
+    EXPECT_TRUE(b.layout[0].dim == 1 && !b.layout[0].inner && b.layout[0].block == lanes) << to_string(b.layout);
+    EXPECT_TRUE(b.layout[1].dim == 0) << to_string(b.layout);
+    EXPECT_TRUE(b.layout[2].dim == 1 && b.layout[2].inner) << to_string(b.layout);
+    const int a = state->stage_index("A.local");
+    const bool pack_a = knob_value(sketch, v, "C.pack_rows")[0] == 1 && rows >= 2;
+    EXPECT_EQ(a >= 0, pack_a) << "rows " << rows;
+    if (a < 0) {
+      ++without_a;
+      continue;
+    }
+    ++with_a;
+    const StageState& panel = state->stage(a);
+    ASSERT_EQ(panel.layout.size(), 3u) << to_string(panel.layout);
+    EXPECT_TRUE(panel.layout[0].dim == 0 && panel.layout[0].block == rows) << to_string(panel.layout);
+    EXPECT_TRUE(panel.layout[2].dim == 0 && panel.layout[2].inner) << to_string(panel.layout);
+  }
+  EXPECT_GT(with_a, 0);
+  EXPECT_GT(without_a, 0);
 }
 
 TEST(Sketch, SmallSpatialReductionsMayBeRFactored) {
