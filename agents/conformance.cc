@@ -5,7 +5,7 @@
 #include <random>
 #include <set>
 
-#include "agents/model_feeder.h"
+#include "env/model_feeder.h"
 #include "runtime/replay_simulator.h"
 #include "schedule/ops.h"
 
@@ -93,7 +93,7 @@ ConformanceReport check_cost_model_conformance(const std::string& subject, env::
     return report;
   }
   // A borrowed model: the feeder must not delete it.
-  ModelFeeder feeder(std::shared_ptr<env::CostModel>(&model, [](env::CostModel*) {}));
+  env::ModelFeeder feeder(std::shared_ptr<env::CostModel>(&model, [](env::CostModel*) {}));
   std::mt19937_64 rng(7);
   std::vector<env::Candidate> train, test;
   while (train.size() < 48) train.push_back((*task)->sample(rng));

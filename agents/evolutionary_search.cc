@@ -23,29 +23,29 @@ std::vector<env::Candidate> seed_population(const env::TuningTask& task, const E
   return population;
 }
 
-std::map<env::Candidate, double> evolve(const env::TuningTask& task, ModelFeeder& feeder,
+std::map<env::Candidate, double> evolve(const env::TuningTask& task, env::ModelFeeder& feeder,
                                         std::vector<env::Candidate> population, const EvolutionOptions& options,
                                         std::mt19937_64& rng, EvolutionRound& round) {
   std::map<env::Candidate, double> seen;
   std::uniform_real_distribution<double> coin(0.0, 1.0);
   for (int generation = 0;; ++generation) {
     const std::vector<float> scores = feeder.score(task, population);
-    const int invalid = static_cast<int>(std::count(scores.begin(), scores.end(), kUnscorable));
+    const int invalid = static_cast<int>(std::count(scores.begin(), scores.end(), env::kUnscorable));
     round.scored += static_cast<int>(scores.size()) - invalid;
     round.invalid += invalid;
     for (size_t i = 0; i < population.size(); ++i) {
-      if (scores[i] != kUnscorable) seen.emplace(population[i], scores[i]);
+      if (scores[i] != env::kUnscorable) seen.emplace(population[i], scores[i]);
     }
     if (generation == options.generations) break;
     // Roulette-wheel selection on scores shifted to be positive; invalid ones never breed.
     float low = std::numeric_limits<float>::infinity(), high = -low;
     for (float s : scores) {
-      if (s != kUnscorable) low = std::min(low, s), high = std::max(high, s);
+      if (s != env::kUnscorable) low = std::min(low, s), high = std::max(high, s);
     }
     if (low > high) break;  // nothing valid to breed from
     const float floor = (high - low) * 1e-3f + 1e-12f;
     std::vector<double> weights;
-    for (float s : scores) weights.push_back(s == kUnscorable ? 0.0 : s - low + floor);
+    for (float s : scores) weights.push_back(s == env::kUnscorable ? 0.0 : s - low + floor);
     std::discrete_distribution<size_t> pick(weights.begin(), weights.end());
     std::vector<env::Candidate> next;
     next.reserve(population.size());
@@ -59,7 +59,7 @@ std::map<env::Candidate, double> evolve(const env::TuningTask& task, ModelFeeder
   return seen;
 }
 
-std::vector<env::Candidate> evolved_batch(const env::TuningTask& task, ModelFeeder& feeder,
+std::vector<env::Candidate> evolved_batch(const env::TuningTask& task, env::ModelFeeder& feeder,
                                           const EvolutionOptions& options, int count, std::mt19937_64& rng,
                                           EvolutionRound& round) {
   const std::map<env::Candidate, double> seen =

@@ -15,7 +15,7 @@
 #include <memory>
 #include <random>
 
-#include "agents/model_feeder.h"
+#include "env/model_feeder.h"
 #include "agents/search_agent.h"
 
 namespace tessera::agents {
@@ -45,14 +45,14 @@ std::vector<env::Candidate> seed_population(const env::TuningTask& task, const E
 // Evolves `population` on the cost model for `options.generations` and returns every
 // scorable candidate it saw with its score (measured ones included). Adds to `round.scored`
 // and `round.invalid`. harl draws the batch's fresh-basin share from it too.
-std::map<env::Candidate, double> evolve(const env::TuningTask& task, ModelFeeder& feeder,
+std::map<env::Candidate, double> evolve(const env::TuningTask& task, env::ModelFeeder& feeder,
                                         std::vector<env::Candidate> population, const EvolutionOptions& options,
                                         std::mt19937_64& rng, EvolutionRound& round);
 
 // One round's batch of `count`: the population seeded and evolved as above, its best-scored
 // unmeasured candidates plus an ε share of random ones. Sets `round.best_score` and adds to
 // its counts. The evolutionary agent's every round; harl's first, when nothing is measured.
-std::vector<env::Candidate> evolved_batch(const env::TuningTask& task, ModelFeeder& feeder,
+std::vector<env::Candidate> evolved_batch(const env::TuningTask& task, env::ModelFeeder& feeder,
                                           const EvolutionOptions& options, int count, std::mt19937_64& rng,
                                           EvolutionRound& round);
 
@@ -65,7 +65,7 @@ class EvolutionarySearch : public SearchAgent {
   const EvolutionRound& last_round() const { return round_; }
 
  private:
-  ModelFeeder feeder_;
+  env::ModelFeeder feeder_;
   std::mt19937_64 rng_;
   EvolutionOptions options_;
   EvolutionRound round_;

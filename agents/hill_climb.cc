@@ -8,7 +8,7 @@ namespace {
 
 // Scores, in one batch, those of `candidates` that `scored` lacks, and adds the scorable ones
 // to it. Returns how many were scored.
-int score_missing(const env::TuningTask& task, ModelFeeder& feeder, const std::vector<env::Candidate>& candidates,
+int score_missing(const env::TuningTask& task, env::ModelFeeder& feeder, const std::vector<env::Candidate>& candidates,
                   std::map<env::Candidate, double>& scored) {
   std::vector<env::Candidate> missing;
   for (const env::Candidate& c : candidates) {
@@ -16,14 +16,14 @@ int score_missing(const env::TuningTask& task, ModelFeeder& feeder, const std::v
   }
   const std::vector<float> scores = feeder.score(task, missing);
   for (size_t i = 0; i < missing.size(); ++i) {
-    if (scores[i] != kUnscorable) scored.emplace(missing[i], scores[i]);
+    if (scores[i] != env::kUnscorable) scored.emplace(missing[i], scores[i]);
   }
   return static_cast<int>(missing.size());
 }
 
 }  // namespace
 
-HillClimbStats hill_climb(const env::TuningTask& task, ModelFeeder& feeder, const std::vector<env::Candidate>& starts,
+HillClimbStats hill_climb(const env::TuningTask& task, env::ModelFeeder& feeder, const std::vector<env::Candidate>& starts,
                           int steps, std::map<env::Candidate, double>& scored) {
   HillClimbStats stats;
   score_missing(task, feeder, starts, scored);
@@ -52,7 +52,7 @@ HillClimbStats hill_climb(const env::TuningTask& task, ModelFeeder& feeder, cons
   return stats;
 }
 
-int scan_two_moves(const env::TuningTask& task, ModelFeeder& feeder, const std::vector<env::Candidate>& centres,
+int scan_two_moves(const env::TuningTask& task, env::ModelFeeder& feeder, const std::vector<env::Candidate>& centres,
                    std::map<env::Candidate, double>& scored) {
   std::set<env::Candidate> ring;
   for (const env::Candidate& centre : centres) {

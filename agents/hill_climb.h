@@ -10,7 +10,7 @@
 #include <map>
 #include <vector>
 
-#include "agents/model_feeder.h"
+#include "env/model_feeder.h"
 
 namespace tessera::agents {
 
@@ -22,12 +22,12 @@ struct HillClimbStats {
 // One climb of at most `steps` moves from each of `starts`. `scored` maps candidates to their
 // model scores: it is looked up before scoring and every candidate scored is added to it
 // (those whose schedule is refused are not, and a refused start is not climbed from).
-HillClimbStats hill_climb(const env::TuningTask& task, ModelFeeder& feeder, const std::vector<env::Candidate>& starts,
+HillClimbStats hill_climb(const env::TuningTask& task, env::ModelFeeder& feeder, const std::vector<env::Candidate>& starts,
                           int steps, std::map<env::Candidate, double>& scored);
 
 // Scores every candidate one or two moves from each of `centres` that `scored` does not hold
 // yet, in one batch, into `scored` (refused schedules left out). Returns how many were scored.
-int scan_two_moves(const env::TuningTask& task, ModelFeeder& feeder, const std::vector<env::Candidate>& centres,
+int scan_two_moves(const env::TuningTask& task, env::ModelFeeder& feeder, const std::vector<env::Candidate>& centres,
                    std::map<env::Candidate, double>& scored);
 
 }  // namespace tessera::agents

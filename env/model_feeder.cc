@@ -1,46 +1,46 @@
 // Feeding and querying a cost model (see model_feeder.h).
-#include "agents/model_feeder.h"
+#include "env/model_feeder.h"
 
 #include <algorithm>
 
 #include "env/candidate_features.h"
 
-namespace tessera::agents {
+namespace tessera::env {
 namespace {
 
 constexpr size_t kFeatureCacheLimit = 400000;
 
 }  // namespace
 
-void ModelFeeder::extract(const env::TuningTask& task, const std::vector<env::Candidate>& candidates) {
+void ModelFeeder::extract(const TuningTask& task, const std::vector<Candidate>& candidates) {
   if (features_.size() > kFeatureCacheLimit) {
     features_.clear();
     steps_.clear();
   }
-  std::vector<env::Candidate> missing;
-  for (const env::Candidate& c : candidates) {
+  std::vector<Candidate> missing;
+  for (const Candidate& c : candidates) {
     if (!features_.count(c)) missing.push_back(c);
   }
   std::sort(missing.begin(), missing.end());
   missing.erase(std::unique(missing.begin(), missing.end(),
                             [](const auto& a, const auto& b) { return !(a < b) && !(b < a); }),
                 missing.end());
-  auto extracted = env::candidate_features(task, missing);  // in parallel
+  auto extracted = candidate_features(task, missing);  // in parallel
   for (size_t i = 0; i < missing.size(); ++i) {
-    if (model_->reads_steps() && extracted[i]) steps_[missing[i]] = env::candidate_steps(task, missing[i]);
+    if (model_->reads_steps() && extracted[i]) steps_[missing[i]] = candidate_steps(task, missing[i]);
     features_[missing[i]] = std::move(extracted[i]);
   }
 }
 
-int ModelFeeder::update(const env::TuningTask& task) {
-  std::vector<env::Candidate> fresh;
+int ModelFeeder::update(const TuningTask& task) {
+  std::vector<Candidate> fresh;
   for (const auto& [candidate, m] : task.measurements()) {
     if (!fed_.count(candidate)) fresh.push_back(candidate);
   }
   if (fresh.empty()) return 0;
   extract(task, fresh);
-  std::vector<env::ProxySample> samples;
-  for (const env::Candidate& c : fresh) {
+  std::vector<ProxySample> samples;
+  for (const Candidate& c : fresh) {
     fed_.insert(c);
     const auto& features = features_.at(c);
     if (!features) continue;
@@ -52,7 +52,14 @@ int ModelFeeder::update(const env::TuningTask& task) {
   return static_cast<int>(fresh.size());
 }
 
-std::vector<float> ModelFeeder::score(const env::TuningTask& task, const std::vector<env::Candidate>& candidates) {
+Result<std::vector<float>> ModelFeeder::features(const TuningTask& task, const Candidate& c) {
+  extract(task, {c});
+  const auto& cached = features_.at(c);
+  if (cached) return *cached;
+  return candidate_features(task, c);  // refused: lowered again, for the reason
+}
+
+std::vector<float> ModelFeeder::score(const TuningTask& task, const std::vector<Candidate>& candidates) {
   extract(task, candidates);
   std::vector<std::vector<float>> rows;
   std::vector<std::vector<std::string>> steps;
@@ -71,4 +78,4 @@ std::vector<float> ModelFeeder::score(const env::TuningTask& task, const std::ve
   return scores;
 }
 
-}  // namespace tessera::agents
+}  // namespace tessera::env

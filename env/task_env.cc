@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "env/candidate_features.h"
 #include "schedule/features.h"
 
 namespace tessera::env {
@@ -21,7 +20,14 @@ std::vector<float> Observation::flat() const {
 }
 
 TaskEnv::TaskEnv(const TuningTask& task, std::shared_ptr<CostModel> model, EnvOptions options)
-    : task_(&task), model_(std::move(model)), options_(options), rng_(0) {}
+    : task_(&task),
+      owned_feeder_(std::make_shared<ModelFeeder>(std::move(model))),
+      feeder_(owned_feeder_.get()),
+      options_(options),
+      rng_(0) {}
+
+TaskEnv::TaskEnv(const TuningTask& task, ModelFeeder& feeder, EnvOptions options)
+    : task_(&task), feeder_(&feeder), options_(options), rng_(0) {}
 
 int TaskEnv::action_count(int sketch) const {
   const auto& space = task_->sketches()[static_cast<size_t>(sketch)].knobs;
@@ -61,13 +67,12 @@ std::vector<bool> TaskEnv::action_mask() const {
 }
 
 bool TaskEnv::evaluate(const Candidate& c, std::vector<float>* features, double* score, std::string* reason) const {
-  auto f = candidate_features(*task_, c);  // applies, lowers and featurizes once
+  auto f = feeder_->features(*task_, c);  // applies, lowers and featurizes once per feeder
   if (!f) {
     *reason = f.error().message;
     return false;
   }
-  *score = model_->reads_steps() ? model_->predict_with_steps({*f}, {candidate_steps(*task_, c)}).at(0)
-                                 : model_->predict({*f}).at(0);
+  *score = feeder_->score(*task_, {c}).at(0);
   *features = std::move(*f);
   return true;
 }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "env/cost_model.h"
+#include "env/model_feeder.h"
 #include "env/tuning_task.h"
 
 namespace tessera::env {
@@ -57,7 +58,11 @@ struct EnvOptions {
 
 class TaskEnv {
  public:
+  // Scores with `model` through a feeder of its own.
   TaskEnv(const TuningTask& task, std::shared_ptr<CostModel> model, EnvOptions options = {});
+  // Scores through `feeder` (not owned; it must outlive the env and its clones), sharing its
+  // feature cache with whatever else scores through it.
+  TaskEnv(const TuningTask& task, ModelFeeder& feeder, EnvOptions options = {});
 
   // A random valid start in `sketch` (any sketch when -1), drawn from `seed`.
   std::pair<Observation, EnvInfo> reset(uint64_t seed, int sketch = -1);
@@ -85,7 +90,8 @@ class TaskEnv {
   EnvInfo info() const;
 
   const TuningTask* task_;
-  std::shared_ptr<CostModel> model_;
+  std::shared_ptr<ModelFeeder> owned_feeder_;  // set by the model constructor
+  ModelFeeder* feeder_;
   EnvOptions options_;
   std::mt19937_64 rng_;
   Candidate candidate_;

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "agents/adaptive_exploration.h"
-#include "agents/model_feeder.h"
+#include "env/model_feeder.h"
 
 namespace tessera::agents::rl {
 
@@ -27,7 +27,7 @@ using Scored = std::vector<std::pair<double, env::Candidate>>;
 
 struct SourceInput {
   const env::TuningTask& task;
-  ModelFeeder& feeder;
+  env::ModelFeeder& feeder;
   std::mt19937_64& rng;
   const ExplorationSettings& settings;  // the round's (trajectories, length, patience, ...)
   const Scored& pool;                   // what the sources before this one proposed this round

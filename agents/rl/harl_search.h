@@ -30,7 +30,7 @@
 
 #include "agents/adaptive_exploration.h"
 #include "agents/evolutionary_search.h"
-#include "agents/model_feeder.h"
+#include "env/model_feeder.h"
 #include "agents/rl/batch_plan.h"
 #include "agents/rl/ppo_source.h"
 #include "agents/search_agent.h"
@@ -84,7 +84,7 @@ class HarlSearch : public SearchAgent {
  private:
   BatchPlan plan(const env::TuningTask& task, int count) const;
 
-  ModelFeeder feeder_;
+  env::ModelFeeder feeder_;
   std::mt19937_64 rng_;
   HarlOptions options_;
   AdaptiveExploration exploration_;

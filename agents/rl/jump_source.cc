@@ -11,7 +11,7 @@ Scored JumpSource::propose(const SourceInput& in) {
   const std::vector<float> scores = in.feeder.score(in.task, jumps);
   Scored out;
   for (size_t i = 0; i < jumps.size(); ++i) {
-    if (scores[i] == kUnscorable) continue;
+    if (scores[i] == env::kUnscorable) continue;
     jumps[i].source = name();
     out.emplace_back(scores[i], std::move(jumps[i]));
   }

@@ -69,7 +69,7 @@ Scored PpoSource::propose(const SourceInput& in) {
   const ExplorationSettings& s = in.settings;
   env::EnvOptions env_options;
   env_options.max_steps = s.trajectory_length;
-  env::TaskEnv env(in.task, in.feeder.model(), env_options);
+  env::TaskEnv env(in.task, in.feeder, env_options);
   std::map<env::Candidate, double> visited;
   stats_ = {};
   double gain_sum = 0;

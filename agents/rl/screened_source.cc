@@ -10,7 +10,7 @@ Scored ScreenedSource::propose(const SourceInput& in) {
     for (int i = 0; i < per_sketch_; ++i) drawn.push_back(in.task.sample(in.rng, sketch));
     const std::vector<float> scores = in.feeder.score(in.task, drawn);
     for (size_t i = 0; i < drawn.size(); ++i) {
-      if (scores[i] == kUnscorable) continue;
+      if (scores[i] == env::kUnscorable) continue;
       drawn[i].source = name();
       out.emplace_back(scores[i], std::move(drawn[i]));
     }

@@ -43,7 +43,7 @@ TEST(SeedPopulation, StartsWithTheFastestMeasuredThenRandomDraws) {
 
 TEST(Evolve, ReturnsEveryScoredCandidateAndBreedsAboveItsStart) {
   auto task = replay_task();
-  ModelFeeder feeder{std::make_shared<test_support::LinearModel>()};
+  env::ModelFeeder feeder{std::make_shared<test_support::LinearModel>()};
   std::mt19937_64 rng(9);
   EvolutionOptions options{.population = 64, .generations = 4};
   std::vector<env::Candidate> start;
@@ -54,7 +54,7 @@ TEST(Evolve, ReturnsEveryScoredCandidateAndBreedsAboveItsStart) {
   EvolutionRound round;
   const std::map<env::Candidate, double> seen = evolve(*task, feeder, start, options, rng, round);
   for (size_t i = 0; i < start.size(); ++i) {
-    if (start_scores[i] == kUnscorable) continue;
+    if (start_scores[i] == env::kUnscorable) continue;
     ASSERT_TRUE(seen.count(start[i])) << i;
     EXPECT_FLOAT_EQ(static_cast<float>(seen.at(start[i])), start_scores[i]);
   }

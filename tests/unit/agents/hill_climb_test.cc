@@ -15,7 +15,7 @@ using test_support::LinearModel;
 
 struct Fixture {
   std::unique_ptr<env::TuningTask> task;
-  ModelFeeder feeder{std::make_shared<LinearModel>()};
+  env::ModelFeeder feeder{std::make_shared<LinearModel>()};
   std::map<env::Candidate, double> scored;
   std::vector<env::Candidate> start;
 

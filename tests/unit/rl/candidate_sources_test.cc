@@ -23,7 +23,7 @@ namespace {
 
 struct Fixture {
   std::unique_ptr<env::TuningTask> task;
-  ModelFeeder feeder{std::make_shared<test_support::LinearModel>()};
+  env::ModelFeeder feeder{std::make_shared<test_support::LinearModel>()};
   std::mt19937_64 rng{7};
   ExplorationSettings settings;
   Scored pool;
