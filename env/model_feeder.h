@@ -33,6 +33,7 @@ class ModelFeeder {
 
   const std::shared_ptr<CostModel>& model() const { return model_; }
   size_t fed() const { return fed_.size(); }
+  size_t featurized() const { return features_.size(); }  // candidates whose features are cached
 
  private:
   void extract(const TuningTask& task, const std::vector<Candidate>& candidates);

@@ -3,6 +3,8 @@
 // throwing, truncation, and clones that replay exactly.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "env/task_env.h"
 #include "runtime/replay_simulator.h"
 #include "schedule/ops.h"
@@ -89,6 +91,30 @@ TEST(TaskEnv, EpisodesTruncateAndClonesReplayExactly) {
     EXPECT_EQ(mirrored.reward, last.reward);
     EXPECT_EQ(last.truncated, s == 4);
   }
+}
+
+// An env on a shared feeder featurizes through it: every candidate a step visits is in the
+// feeder's cache and scored as the feeder scores it. Fails if the env lowers and featurizes on
+// its own again (the cache stays empty) or scores with anything but the feeder's model.
+TEST(TaskEnv, ScoresThroughASharedFeeder) {
+  auto task = small_task();
+  ModelFeeder feeder(std::make_shared<LinearModel>());
+  TaskEnv env(*task, feeder, {.max_steps = 1000});
+  auto [observation, info] = env.reset(9, 0);
+  ASSERT_TRUE(info.valid) << info.reason;
+  EXPECT_EQ(feeder.featurized(), 1u);
+  std::vector<Candidate> visited{info.candidate};
+  for (int action = 0; action < env.action_count() && visited.size() < 6; ++action) {
+    if (!env.action_mask()[static_cast<size_t>(action)]) continue;
+    StepResult r = env.step(action);
+    if (!r.info.valid) continue;
+    visited.push_back(r.info.candidate);
+    EXPECT_EQ(r.info.score, feeder.score(*task, {r.info.candidate}).at(0));
+  }
+  const size_t cached = feeder.featurized();
+  EXPECT_EQ(cached, std::set<Candidate>(visited.begin(), visited.end()).size());
+  feeder.score(*task, visited);
+  EXPECT_EQ(feeder.featurized(), cached) << "the env's candidates were not in the shared cache";
 }
 
 }  // namespace
