@@ -17,6 +17,7 @@
 #include "runtime/memory_plan.h"
 #include "runtime/network_executor.h"
 #include "runtime/records.h"
+#include "schedule/ops.h"
 #include "schedule/step_json.h"
 
 namespace tessera::graph {
@@ -281,6 +282,16 @@ TEST(DefaultSchedule, EveryTaskOfTheSmallModelsHasARuleCandidateBeforeTheUnsched
       EXPECT_EQ(runtime::default_schedules(task.dag).front().knobs, choices.front().knobs) << task.name;
     }
   }
+}
+
+// A matmul's panels packed in the call lead its defaults where its vector is whole (N = 1024,
+// whose 4 KiB row stride they avoid), and not where it would be 8 lanes (N = 1000). Fails if
+// packed_call sketches are ordered like the packed-at-load ones, or never first.
+TEST(DefaultSchedule, MatmulPanelsLeadOnlyWithWholeVectors) {
+  EXPECT_EQ(runtime::default_schedules(*schedule::matmul(1024, 1024, 1024)).front().sketch,
+            "C:packed_call:tile_cache");
+  EXPECT_EQ(runtime::default_schedules(*schedule::matmul(509, 1000, 777)).front().sketch.find(":packed"),
+            std::string::npos);
 }
 
 }  // namespace
