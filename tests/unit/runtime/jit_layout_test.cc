@@ -112,23 +112,31 @@ const Sketch& packed_sketch(const std::vector<Sketch>& sketches) {
   return sketches.front();
 }
 
-// A packed stride-2 convolution: a 16-lane output-channel vector with 4 output pixels per tile.
-Result<LoweredFunc> packed_stride2_conv(const ComputeDAG& dag) {
-  const std::vector<Sketch> sketches = generate_sketches(dag);
-  const Sketch& sketch = packed_sketch(sketches);
+// Knob values of `sketch`: for each knob, the last domain value `want(knob name, factors)`
+// accepts, else its first.
+KnobValues values_where(const Sketch& sketch,
+                        const std::function<bool(const std::string&, const std::vector<int64_t>&)>& want) {
   KnobValues values(sketch.knobs.size(), 0);
   for (size_t k = 0; k < sketch.knobs.size(); ++k) {
     const Knob& knob = sketch.knobs.knobs()[k];
     for (size_t i = 0; i < knob.domain.size(); ++i) {
-      const auto& f = knob.domain[i];
-      bool want = knob.name == "conv.c" ? f.back() == 16 && f[2] == 1
-                  : knob.name == "conv.w" ? f.back() == 4 && f[2] == 1
-                  : knob.name == "conv.producers_at_root" ? f[0] == 1
-                  : knob.name == "conv.unroll" ? f[0] == 512
-                                               : false;
-      if (want) values[k] = static_cast<int>(i);
+      if (want(knob.name, knob.domain[i])) values[k] = static_cast<int>(i);
     }
   }
+  return values;
+}
+
+// A packed stride-2 convolution: a 16-lane output-channel vector with 4 output pixels per tile.
+Result<LoweredFunc> packed_stride2_conv(const ComputeDAG& dag) {
+  const std::vector<Sketch> sketches = generate_sketches(dag);
+  const Sketch& sketch = packed_sketch(sketches);
+  KnobValues values = values_where(sketch, [](const std::string& name, const std::vector<int64_t>& f) {
+    return name == "conv.c"                  ? f.back() == 16 && f[2] == 1
+           : name == "conv.w"                ? f.back() == 4 && f[2] == 1
+           : name == "conv.producers_at_root" ? f[0] == 1
+           : name == "conv.unroll"           ? f[0] == 512
+                                             : false;
+  });
   auto state = apply_candidate(dag, sketch, values);
   if (!state) return state.error();
   return lower(*state, "kernel");
@@ -247,19 +255,13 @@ TEST(JitLayout, MatmulPanelsStreamAlongTheReduction) {
   ASSERT_TRUE(dag.ok());
   const std::vector<Sketch> sketches = generate_sketches(*dag);
   const Sketch& sketch = packed_sketch(sketches);
-  KnobValues values(sketch.knobs.size(), 0);
-  for (size_t k = 0; k < sketch.knobs.size(); ++k) {
-    const Knob& knob = sketch.knobs.knobs()[k];
-    for (size_t i = 0; i < knob.domain.size(); ++i) {
-      const auto& f = knob.domain[i];
-      bool want = knob.name == "C.j" ? f.back() == 32 && f[2] == 1
-                  : knob.name == "C.i" ? f.back() == 4
-                  : knob.name == "C.r0" ? f.back() == 8
-                  : knob.name == "C.pack_rows" ? f[0] == 1
-                                               : false;
-      if (want) values[k] = static_cast<int>(i);
-    }
-  }
+  KnobValues values = values_where(sketch, [](const std::string& name, const std::vector<int64_t>& f) {
+    return name == "C.j"           ? f.back() == 32 && f[2] == 1
+           : name == "C.i"         ? f.back() == 4
+           : name == "C.r0"        ? f.back() == 8
+           : name == "C.pack_rows" ? f[0] == 1
+                                   : false;
+  });
   auto state = apply_candidate(*dag, sketch, values);
   ASSERT_TRUE(state.ok()) << state.error().message;
   auto func = lower(*state, "kernel");
