@@ -62,22 +62,6 @@ Result<std::vector<NamedConv>> suite_convs() {
   return convs;
 }
 
-// The layouts the best schedule chose: each layout step, e.g. "W.local [0/16, 1, 2, 3, 0%16]
-// packed", or "as given".
-std::string chosen_layouts(const std::vector<schedule::Step>& steps) {
-  std::string text;
-  for (const schedule::Step& step : steps) {
-    if (const auto* l = std::get_if<schedule::LayoutStep>(&step)) {
-      std::string dims;
-      for (const std::string& d : l->dims) dims += (dims.empty() ? "" : ",") + d;
-      text += (text.empty() ? "" : "; ") + l->stage + " [" + dims + "]";
-    } else if (const auto* p = std::get_if<schedule::PackStep>(&step)) {
-      text += (text.empty() ? "" : "; ") + p->stage + " packed at load";
-    }
-  }
-  return text.empty() ? "as given (NCHW, OIHW)" : text;
-}
-
 }  // namespace
 
 nlohmann::json run_conv_suite(int trials) {
@@ -106,7 +90,7 @@ nlohmann::json run_conv_suite(int trials) {
     for (const schedule::Sketch& sketch : schedule::generate_sketches(*dag)) {
       if (sketch.id != compared.value("best_sketch", "")) continue;
       if (auto knobs = sketch.knobs.from_json(compared["best_knobs"])) {
-        compared["tessera_layout"] = chosen_layouts(sketch.steps(*knobs));
+        compared["tessera_layout"] = schedule::describe_layouts(sketch.steps(*knobs));
       }
     }
     if (compared.value("search_seconds", 0.0) > 0) {

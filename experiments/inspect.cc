@@ -103,6 +103,7 @@ int run_best(const std::string& run_dir) {
     std::printf(", sketch %s, proposed by %s\nknobs %s\nsteps %s\n", b.record.sketch.c_str(),
                 b.record.source.empty() ? runtime::kUnknownSource : b.record.source.c_str(),
                 b.record.knobs.dump().c_str(), b.record.steps.dump().c_str());
+    std::printf("layouts %s\n", schedule::describe_layouts(b.steps).c_str());
     std::printf("sources:\n");
     for (const std::string& line : b.credit.lines()) std::printf("  %s\n", line.c_str());
     schedule::State state(b.dag);

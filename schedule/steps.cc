@@ -370,6 +370,22 @@ Result<void> apply_step(const Step& step, State& state) {
   return check_packed_reads(state, describe_step(step));
 }
 
+std::string describe_layouts(const std::vector<Step>& steps) {
+  std::string text;
+  for (const Step& step : steps) {
+    const auto* layout = std::get_if<LayoutStep>(&step);
+    if (!layout) continue;
+    std::string dims;
+    for (const std::string& d : layout->dims) dims += (dims.empty() ? "" : ", ") + d;
+    const bool packed = std::any_of(steps.begin(), steps.end(), [&](const Step& s) {
+      const auto* pack = std::get_if<PackStep>(&s);
+      return pack && pack->stage == layout->stage;
+    });
+    text += (text.empty() ? "" : "; ") + layout->stage + " [" + dims + "]" + (packed ? " packed at load" : "");
+  }
+  return text.empty() ? "as given" : text;
+}
+
 std::string describe_step(const Step& step) {
   std::ostringstream os;
   std::visit(

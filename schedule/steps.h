@@ -124,6 +124,9 @@ Result<void> apply_step(const Step& step, State& state);
 
 // One line, e.g. `split C.i by [32, 8]`.
 std::string describe_step(const Step& step);
+// The buffer layouts a schedule chooses, one per layout step, e.g. `B.local [1/16, 0, 1%16];
+// W.local [0/16, 1, 2, 3, 0%16] packed at load`; "as given" when it chooses none.
+std::string describe_layouts(const std::vector<Step>& steps);
 
 // Limits that keep generated code sane.
 inline constexpr int64_t kMaxVectorLanes = 64;

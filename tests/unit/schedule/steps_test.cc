@@ -252,4 +252,14 @@ TEST(DescribeStepTest, OneLinePerStepKind) {
   EXPECT_EQ(describe_step(AutoUnrollStep{"C", 16}), "auto_unroll C max_step=16");
 }
 
+// Layouts as records and `tessera best` show them: a layout packed at load says so, one copied
+// in every call does not. Fails if the pack step is missed or credited to the wrong stage.
+TEST(DescribeLayouts, NamesEachLayoutAndWhetherItIsPackedAtLoad) {
+  std::vector<Step> steps{CacheReadStep{"W", "conv", "global"}, LayoutStep{"W.local", {"0/16", "1", "0%16"}},
+                          PackStep{"W.local"}, CacheReadStep{"X", "conv", "global"},
+                          LayoutStep{"X.local", {"1/8", "0", "1%8"}}};
+  EXPECT_EQ(describe_layouts(steps), "W.local [0/16, 1, 0%16] packed at load; X.local [1/8, 0, 1%8]");
+  EXPECT_EQ(describe_layouts({SplitStep{"C", "i", {4}}}), "as given");
+}
+
 }  // namespace
