@@ -44,7 +44,7 @@ struct AxisRead {
 // when another input depends on the vector axis in any other way (a grouped convolution's
 // channel group): its vector would be a gather.
 struct PackedRead {
-  AxisRead constant;
+  AxisRead packed;                // the input packed: a constant at load, any other in every call
   size_t axis = 0;                // spatial axis of `op`
   std::vector<AxisRead> blocked;  // to store blocked along that axis, its block innermost
   // Inputs read along one other spatial axis only (a matmul's A, by its rows), which a schedule
@@ -78,7 +78,7 @@ int plain_dimension(const Expr& e, const TensorNode& op, const ExprNode* v) {
 void add_row_reads(const TensorNode& op, const State& state, PackedRead& read) {
   std::function<void(const Expr&)> visit = [&](const Expr& e) {
     for (const Expr& o : e->operands) visit(o);
-    if (e->kind != ExprKind::kLoad || e->name == read.constant.input) return;
+    if (e->kind != ExprKind::kLoad || e->name == read.packed.input) return;
     int p = state.stage_index(e->name);
     if (p < 0 || !state.stage(p).op->is_placeholder) return;
     auto named = [&](const AxisRead& r) { return r.input == e->name; };
@@ -131,7 +131,7 @@ std::optional<PackedRead> find_packed_read(const TensorNode& op, const State& st
   const ExprNode* vector_var = op.axes[found->axis].var.get();
   bool ok = true;
   std::function<void(const Expr&)> check = [&](const Expr& e) {
-    if (e->kind == ExprKind::kLoad && e->name != found->constant.input) {
+    if (e->kind == ExprKind::kLoad && e->name != found->packed.input) {
       int d = plain_dimension(e, op, vector_var);
       if (d == -2) ok = false;
       bool seen = std::any_of(found->blocked.begin(), found->blocked.end(),
@@ -222,11 +222,13 @@ StageRule packed_rule(const TensorNode& op, const PackedRead& read, bool at_load
   }
   order.push_back(read.axis);
   StageRule rule;
-  rule.tag = name + (at_load ? ":packed" : ":packed_call") + (consumer.empty() ? ":tile_cache" : ":tile_fuse(" + consumer + ")");
+  rule.tag = name + (at_load ? ":packed" : ":packed_call") +
+             (consumer.empty() ? ":tile_cache" : ":tile_fuse(" + consumer + ")");
   std::string blocked_names;
   for (const AxisRead& b : read.blocked) blocked_names += ", " + b.input;
   rule.description = "tile " + name + " SSRSRS with " + axes[read.axis].name +
-                     " as the innermost vector, " + read.constant.input + (at_load ? " packed at load" : " packed in every call") + " in blocks of it" +
+                     " as the innermost vector, " + read.packed.input +
+                     (at_load ? " packed at load" : " packed in every call") + " in blocks of it" +
                      (blocked_names.empty() ? "" : blocked_names + " stored in blocks of it in the call") +
                      (consumer.empty() ? ", a cache_write accumulator tile"
                                        : ", computed at the tile of its consumer " + consumer);
@@ -268,13 +270,13 @@ StageRule packed_rule(const TensorNode& op, const PackedRead& read, bool at_load
       // The constant, packed with the vector's block innermost: at load, or in every call for an
       // input that is not constant (a matmul's B: its rows, 4 KiB apart at N = 1024, would fall
       // into cache sets chosen by the physical pages the process got).
-      steps.push_back(CacheReadStep{read.constant.input, inner_stage, "global"});
-      const std::string packed = read.constant.input + ".local";
-      if (lanes >= 2) steps.push_back(LayoutStep{packed, panel_dims(read.constant.rank, read.constant.dim, lanes)});
+      steps.push_back(CacheReadStep{read.packed.input, inner_stage, "global"});
+      const std::string packed = read.packed.input + ".local";
+      if (lanes >= 2) steps.push_back(LayoutStep{packed, panel_dims(read.packed.rank, read.packed.dim, lanes)});
       if (at_load) {
         steps.push_back(PackStep{packed});
       } else if (lanes >= 2 && axes[read.axis].extent % lanes == 0) {
-        order_copy_as_panel(steps, packed, read.constant.rank, read.constant.dim, lanes, true);
+        order_copy_as_panel(steps, packed, read.packed.rank, read.packed.dim, lanes, true);
       }
       // Inputs read along another axis, packed in every call into panels of that axis's register
       // tile ([M/4][K][4] for a matmul's A): the FMA rows' broadcasts read consecutive values

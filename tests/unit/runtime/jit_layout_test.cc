@@ -1,8 +1,8 @@
 // Layouts and constants packed at load, compiled and compared with the reference: blocked
 // layouts of attached and root stages (dividing and padded blocks), the packed tiling sketch of
 // convolutions (stride 1 and 2, 1x1, fused epilogue, depthwise with its input stored NCHW16c;
-// none for grouped ones), dense layers and matmuls (panels packed in the call), the packing run once at load rather than in each
-// call, and hot loops without strided reads.
+// none for grouped ones), dense layers and matmuls (panels packed in the call), the packing run
+// once at load rather than in each call, and hot loops without strided reads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
