@@ -93,10 +93,6 @@ nlohmann::json run_conv_suite(int trials) {
         compared["tessera_layout"] = schedule::describe_layouts(sketch.steps(*knobs));
       }
     }
-    if (compared.value("search_seconds", 0.0) > 0) {
-      compared["candidates_per_minute"] =
-          std::round(compared["trials"].get<double>() * 60 / compared["search_seconds"].get<double>());
-    }
     if (compared.contains("ratio") && compared["ratio"].is_number()) {
       log_sum += std::log(compared["ratio"].get<double>());
       ++measured;

@@ -33,6 +33,7 @@ struct SearchRun {
   std::unique_ptr<env::TuningTask> task;
   std::vector<Checkpoint> curve;
   double seconds = 0;
+  double propose_seconds = 0;  // the agent proposing and observing
 };
 
 double round1(double v) { return std::round(v * 10) / 10; }
@@ -86,6 +87,7 @@ Result<SearchRun> search(const schedule::ComputeDAG& dag, const std::string& age
   loop.batch_size = agent_name == "droplet" ? 16 : 64;
   agents::run_search_loop(**agent, *run.task, stop, loop, [&](const agents::LoopProgress& p) {
     run.seconds = p.elapsed_seconds;
+    run.propose_seconds = p.search_seconds;
     run.curve.push_back({p.trials, p.elapsed_seconds, run.task->best_gflops()});
     std::fprintf(stderr, "[%s %s] %d/%d trials, best %.1f GFLOP/s, %.0f s (%.0f s measuring)\n", agent_name.c_str(),
                  dag.summary().c_str(), p.trials, trials, run.task->best_gflops(), p.elapsed_seconds, p.measure_seconds);
@@ -93,6 +95,14 @@ Result<SearchRun> search(const schedule::ComputeDAG& dag, const std::string& age
   });
   if (!run.task->best()) return make_error(agent_name + ": no candidate measured correctly");
   return run;
+}
+
+// Where the search's seconds went (runtime::PhaseSeconds), and candidates measured per minute.
+void add_phases(nlohmann::json& line, const SearchRun& run) {
+  const runtime::PhaseSeconds phases = run.task->phase_seconds();
+  line["seconds_by_phase"] = {{"propose", round1(run.propose_seconds)}, {"build", round1(phases.build)},
+                              {"run", round1(phases.run)}};
+  if (run.seconds > 0) line["candidates_per_minute"] = std::round(run.task->trials() * 60 / run.seconds);
 }
 
 nlohmann::json curve_json(const std::vector<Checkpoint>& curve) {
@@ -131,6 +141,7 @@ void describe_search(nlohmann::json& line, const std::string& agent, const Searc
   line["threads"] = 1;
   line["best_source"] = best.candidate.source;
   line["sources"] = run.task->credit().to_json();  // per proposing source: measured, improvements, best
+  add_phases(line, run);
 }
 
 runtime::MeasureOptions bench_measure() {
@@ -241,6 +252,7 @@ nlohmann::json run_search_suite(const std::vector<std::string>& agents, int tria
         if (at <= trials) line["best_gflops_at_" + std::to_string(at)] = round1(best_at(run.curve, at));
       }
       line["sources"] = run.task->credit().to_json();
+      add_phases(line, run);
       lines.push_back(line);
     }
     return lines;
@@ -258,6 +270,7 @@ nlohmann::json run_search_race(const std::vector<std::string>& challengers, int 
     lines.push_back({{"task", spec.name}, {"workload", dag.summary()}, {"agent", "evolutionary"},
                      {"trials", evo->task->trials()}, {"search_seconds", std::round(evo->seconds)},
                      {"best_gflops", round1(target)}, {"curve", curve_json(evo->curve)}, {"threads", 1}});
+    add_phases(lines.back(), *evo);
     for (const std::string& agent : challengers) {
       // Stopped once it matches the baseline, or once it has had the time the criterion allows.
       agents::StopRule stop;
@@ -280,6 +293,7 @@ nlohmann::json run_search_race(const std::vector<std::string>& challengers, int 
                        {"seconds_to_99pct_of_evolutionary_final", round1(seconds_to(run->curve, 0.99 * target))},
                        {"curve", curve_json(run->curve)}, {"threads", 1},
                        {"sources", run->task->credit().to_json()}});
+      add_phases(lines.back(), *run);
     }
     return lines;
   });

@@ -120,6 +120,10 @@ class TuningTask {
   std::vector<Retimed> retime(int top, int rounds);
   // Warnings from writing records (the run goes on without them).
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // Seconds its measurer spent building and running (runtime::Measurer::phase_seconds).
+  runtime::PhaseSeconds phase_seconds() const {
+    return options_.measurer ? options_.measurer->phase_seconds() : runtime::PhaseSeconds{};
+  }
 
  private:
   TuningTask(schedule::ComputeDAG dag, TaskOptions options);

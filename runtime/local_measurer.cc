@@ -2,8 +2,17 @@
 #include "runtime/local_measurer.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace tessera::runtime {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
 
 Result<const MeasureTask*> LocalMeasurer::reference(const schedule::ComputeDAG& dag) {
   auto known = references_.find(dag.workload_key());
@@ -21,9 +30,19 @@ Result<void> LocalMeasurer::prepare(const schedule::ComputeDAG& dag) {
 
 std::vector<BuildResult> LocalMeasurer::build(const schedule::ComputeDAG& dag,
                                               const std::vector<Schedule>& schedules) {
+  const auto start = std::chrono::steady_clock::now();
   std::vector<BuildInput> inputs;
   for (const Schedule& steps : schedules) inputs.push_back({&dag, steps});
-  return build_batch(inputs, build_);
+  std::vector<BuildResult> built = build_batch(inputs, build_);
+  phases_.build += seconds_since(start);
+  return built;
+}
+
+MeasureResult LocalMeasurer::run(const MeasureTask& check, const BuildResult& built, const MeasureOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  MeasureResult result = runner_.measure(check, built, options);
+  phases_.run += seconds_since(start);
+  return result;
 }
 
 std::vector<MeasureResult> LocalMeasurer::measure(const schedule::ComputeDAG& dag,
@@ -50,7 +69,7 @@ void LocalMeasurer::measure_each(const schedule::ComputeDAG& dag, const std::vec
   for (size_t i = 0; i < builds.size(); ++i) {
     MeasureOptions options = measure_;
     if (best > 0 && options.give_up_ratio > 0) options.give_up_seconds = options.give_up_ratio * best;
-    MeasureResult result = runner_.measure(**check, builds[i], options);
+    MeasureResult result = run(**check, builds[i], options);
     if (result.error == MeasureError::kNone && result.median() > 0) {
       best = best > 0 ? std::min(best, result.median()) : result.median();
     }
@@ -67,7 +86,7 @@ void LocalMeasurer::retime(const schedule::ComputeDAG& dag, const std::vector<Sc
   for (int round = 0; round < rounds; ++round) {
     for (size_t i = 0; i < builds.size(); ++i) {
       if (failed[i]) continue;  // a failure is final: it is not run again
-      MeasureResult result = runner_.measure(**check, builds[i], measure_);
+      MeasureResult result = run(**check, builds[i], measure_);
       failed[i] = result.error != MeasureError::kNone;
       done(i, std::move(result));
     }

@@ -3,9 +3,9 @@
 //
 // It is the Measurer a TuningTask uses unless told otherwise, and the one each rank of an MPI
 // job (mpi/) measures with. The reference outputs a candidate is checked against are computed
-// once per workload and kept. A candidate whose first timed repeat is more than
+// once per workload and kept. A candidate whose warm-up or first timed repeat is more than
 // MeasureOptions::give_up_ratio times the fastest so far (the task's best, then this batch's)
-// gets no more repeats.
+// is timed no further. It counts its wall seconds by phase (build, run).
 #pragma once
 
 #include <map>
@@ -32,6 +32,7 @@ class LocalMeasurer : public Measurer {
   void retime(const schedule::ComputeDAG& dag, const std::vector<Schedule>& schedules, int rounds,
               const ResultSink& done) override;
 
+  PhaseSeconds phase_seconds() const override { return phases_; }
   const MeasureOptions& options() const { return measure_; }
   int workers_started() const { return runner_.workers_started(); }
 
@@ -39,12 +40,15 @@ class LocalMeasurer : public Measurer {
   // The reference of `dag` (computed on first use), or why there is none.
   Result<const MeasureTask*> reference(const schedule::ComputeDAG& dag);
   std::vector<BuildResult> build(const schedule::ComputeDAG& dag, const std::vector<Schedule>& schedules);
+  // runner_.measure, its wall time counted as running.
+  MeasureResult run(const MeasureTask& check, const BuildResult& built, const MeasureOptions& options);
 
   BuildOptions build_;
   MeasureOptions measure_;
   uint64_t seed_;
   Runner runner_;
   std::map<std::string, MeasureTask> references_;  // by workload key
+  PhaseSeconds phases_;
 };
 
 }  // namespace tessera::runtime

@@ -35,11 +35,12 @@ struct MeasureOptions {
   double min_repeat_ms = 50;   // a repeat lasts at least this long
   bool flush_cache = false;    // evict the caches before each repeat
   int threads = 1;             // threads for parallel loops
-  // A candidate whose first repeat is slower than this per call gets no more repeats
-  // (TimingOptions::give_up_seconds; 0: never). TuningTask sets it from give_up_ratio.
+  // A candidate whose fastest warm-up call, or else first repeat, is slower than this per call
+  // is timed no further (TimingOptions::give_up_seconds; 0: never). Set from give_up_ratio.
   double give_up_seconds = 0;
-  // TuningTask: give_up_seconds = give_up_ratio x the task's best so far (0: off).
-  double give_up_ratio = 3;
+  // give_up_seconds = give_up_ratio x the task's best so far (0: off). At 1.5, 50-70% of a harl
+  // search's candidates skip their repeats (bench/NOTES.md); none of them was near the best.
+  double give_up_ratio = 1.5;
   double compile_timeout_s = 20;
   double run_timeout_s = 10;   // per candidate, including correctness check and timing
 };

@@ -20,6 +20,14 @@
 namespace tessera::runtime {
 
 using Schedule = std::vector<schedule::Step>;
+
+// Wall seconds a measurer has spent, by phase: building (lowering and compiling, on every core)
+// and running (loading, checking and timing, one candidate at a time). Where a candidate's
+// time goes, so cheaper trials are a measurement, not a guess.
+struct PhaseSeconds {
+  double build = 0;
+  double run = 0;
+};
 // Receives the result of schedules[index] (measure_each) or of one round's schedules[index]
 // (retime), the moment it exists.
 using ResultSink = std::function<void(size_t index, MeasureResult result)>;
@@ -51,6 +59,9 @@ class Measurer {
   // of later rounds). By default: measure_each() once per round.
   virtual void retime(const schedule::ComputeDAG& dag, const std::vector<Schedule>& schedules, int rounds,
                       const ResultSink& done);
+
+  // Seconds spent so far, by phase (all zero for a measurer that does not split them).
+  virtual PhaseSeconds phase_seconds() const { return {}; }
 };
 
 }  // namespace tessera::runtime

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 namespace tessera::runtime {
 
@@ -34,11 +35,34 @@ Timing time_callable(const std::function<void()>& call, const TimingOptions& opt
   };
   // Warm-up: caches, page faults, the thread pool's start and the core's clock, which ramps up
   // over milliseconds after an idle spell (a fixed call count is too short for small kernels).
+  // Each warm-up call is timed: a warm-up whose fastest call is already past the give-up limit
+  // ends the timing, with that call as the one cost (a warm-up call is never faster than the
+  // kernel, so nothing competitive is cut). Most candidates of a search lose by that much.
   const auto warm_start = Clock::now();
-  for (int i = 0; i < options.warmup; ++i) call();
-  while (std::chrono::duration<double, std::milli>(Clock::now() - warm_start).count() < options.min_warmup_ms) call();
+  double fastest_call = 0;
+  auto warm_call = [&] {
+    const auto start = Clock::now();
+    call();
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    fastest_call = fastest_call > 0 ? std::min(fastest_call, seconds) : seconds;
+  };
+  for (int i = 0; i < options.warmup; ++i) warm_call();
+  while (std::chrono::duration<double, std::milli>(Clock::now() - warm_start).count() < options.min_warmup_ms) {
+    warm_call();
+  }
   Timing timing;
+  if (options.give_up_seconds > 0 && fastest_call > options.give_up_seconds) {
+    timing.seconds.push_back(fastest_call);
+    return timing;
+  }
+  // The fastest warm-up call sizes the repeats, so a repeat reaches min_repeat_ms at once
+  // instead of by growing runs that are thrown away (a 14 ms kernel took 14 + 42 ms of those
+  // before its first repeat, and then repeats of 84 ms: the doubling overshot).
   timing.number = std::max(1, options.number);
+  if (fastest_call > 0) {
+    const double calls = std::ceil(options.min_repeat_ms / (fastest_call * 1e3));
+    timing.number = std::max(timing.number, static_cast<int>(std::min(calls, double{1 << 24})));
+  }
   double elapsed = run(timing.number);
   while (elapsed * 1e3 < options.min_repeat_ms && timing.number < (1 << 24)) {
     timing.number = std::max(timing.number * 2,

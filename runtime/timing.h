@@ -1,5 +1,7 @@
-// Timing of a compiled kernel in this process: warm-up, then `repeats` timed repeats of
-// `number` calls each, with `number` grown until one repeat lasts at least `min_repeat_ms`.
+// Timing of a compiled kernel in this process: timed warm-up calls, then `repeats` timed repeats
+// of `number` calls each, `number` sized from the fastest warm-up call (and grown if still
+// short) so that one repeat lasts at least `min_repeat_ms`; a candidate already past the
+// give-up limit stops early.
 // Returns every repeat's cost per call in seconds. (The isolated, crash-proof runner of the
 // measurement layer builds on the same protocol.)
 #pragma once
@@ -18,8 +20,9 @@ struct TimingOptions {
   int repeats = 5;
   double min_repeat_ms = 100;
   bool flush_cache = false;   // write a buffer larger than the last-level cache before each repeat
-  // When the first repeat costs more than this per call, the other repeats are skipped: a
-  // candidate that loses that badly needs no more precise time (0: always every repeat).
+  // When the fastest warm-up call, or else the first repeat, costs more than this per call,
+  // timing stops there (that call or repeat is the one cost): a candidate that loses that badly
+  // needs no more precise time (0: always every repeat).
   double give_up_seconds = 0;
 };
 

@@ -1,6 +1,7 @@
 // Random and Droplet search end to end on a small matmul, through the builder and the
 // isolated runner: trials are counted, nothing is measured twice, Droplet starts from the
-// best and converges, and every record names a sketch and knobs that replay.
+// best and converges, every record names a sketch and knobs that replay, slow candidates are
+// timed once and the measurer counts its seconds by phase.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -50,6 +51,15 @@ TEST(Search, CandidatesFarSlowerThanTheBestAreTimedOnce) {
     best = best == 0 ? r.median() : std::min(best, r.median());
   }
   EXPECT_GT(gave_up, 0) << "24 random matmul schedules and none 1.5x slower than the best: the test did not test";
+  // The measurer's phase seconds: every build and every run counted (fails if a phase is not
+  // timed, or only one batch or candidate of it is: each run lasts at least its first repeat's
+  // call).
+  const runtime::PhaseSeconds phases = (*task)->phase_seconds();
+  double first_calls = 0;
+  for (const runtime::MeasureResult& r : in_order) first_calls += r.costs.empty() ? 0 : r.costs[0];
+  EXPECT_GT(phases.build, 0);
+  EXPECT_GE(phases.run, first_calls);
+  EXPECT_GT(first_calls, 0);
 }
 
 TEST(Search, RandomThenDropletOnASmallMatmul) {

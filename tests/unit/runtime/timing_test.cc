@@ -1,6 +1,7 @@
 // The timing protocol's give-up (TimingOptions::give_up_seconds): a callable slower than the
-// limit on its first repeat is timed once; one within it gets every repeat. And the limit
-// crosses the worker protocol (a message without it, from an older parent, means never).
+// limit on its warm-up or its first repeat is timed no further; one within it gets every repeat.
+// Repeats are sized from the warm-up. And the limit crosses the worker protocol (a message without it, from an older parent, means
+// never).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -14,7 +15,7 @@ namespace {
 
 void sleep_2ms() { std::this_thread::sleep_for(std::chrono::milliseconds(2)); }
 
-TEST(Timing, GivesUpAfterOneRepeatOnlyWhenSlowerThanTheLimit) {
+TEST(Timing, GivesUpOnlyWhenSlowerThanTheLimit) {
   TimingOptions options;
   options.repeats = 4;
   options.min_repeat_ms = 1;
@@ -24,6 +25,67 @@ TEST(Timing, GivesUpAfterOneRepeatOnlyWhenSlowerThanTheLimit) {
   EXPECT_EQ(time_callable(sleep_2ms, options).seconds.size(), 4u);  // fails if it gives up on a fast call
   options.give_up_seconds = 0;
   EXPECT_EQ(time_callable(sleep_2ms, options).seconds.size(), 4u);  // 0: never
+}
+
+// A warm-up call past the limit ends the timing there: the candidate costs its warm-up and
+// nothing more (fails if the warm-up is not timed, or its give-up is ignored and the repeats run).
+TEST(Timing, GivesUpOnTheWarmUp) {
+  int calls = 0;
+  TimingOptions options;
+  options.warmup = 1;
+  options.min_warmup_ms = 0;
+  options.repeats = 4;
+  options.min_repeat_ms = 1;
+  options.give_up_seconds = 1e-3;
+  Timing t = time_callable(
+      [&] {
+        ++calls;
+        sleep_2ms();
+      },
+      options);
+  EXPECT_EQ(calls, 1);
+  ASSERT_EQ(t.seconds.size(), 1u);
+  EXPECT_GE(t.seconds[0], 2e-3);  // the warm-up call's own time, not a placeholder
+}
+
+// A fast warm-up and a slow first repeat: the repeat's give-up still applies (fails if only
+// the warm-up is checked against the limit).
+TEST(Timing, GivesUpAfterTheFirstRepeatWhenOnlyTheWarmUpWasFast) {
+  int calls = 0;
+  TimingOptions options;
+  options.warmup = 1;
+  options.min_warmup_ms = 0;
+  options.repeats = 4;
+  options.min_repeat_ms = 1;
+  options.give_up_seconds = 1e-3;
+  Timing t = time_callable(
+      [&] {
+        if (calls++ > 0) sleep_2ms();
+      },
+      options);
+  EXPECT_EQ(t.seconds.size(), 1u);
+  EXPECT_GE(t.seconds[0], 2e-3);
+}
+
+// The warm-up call's time sizes the repeats: every call made is either the warm-up or part of a
+// timed repeat, and each repeat still lasts min_repeat_ms. Fails if calls are spent growing
+// `number` by trial runs (the doubling protocol ran 1, then 5 calls, before its first repeat).
+TEST(Timing, TheWarmUpSizesTheRepeats) {
+  int calls = 0;
+  TimingOptions options;
+  options.warmup = 1;
+  options.min_warmup_ms = 0;
+  options.repeats = 3;
+  options.min_repeat_ms = 10;
+  Timing t = time_callable(
+      [&] {
+        ++calls;
+        sleep_2ms();
+      },
+      options);
+  ASSERT_EQ(t.seconds.size(), 3u);
+  EXPECT_EQ(calls, 1 + t.number * 3);
+  for (double per_call : t.seconds) EXPECT_GE(per_call * t.number * 1e3, options.min_repeat_ms);
 }
 
 TEST(Timing, GiveUpLimitCrossesTheWorkerProtocol) {
