@@ -100,8 +100,10 @@ Result<SearchRun> search(const schedule::ComputeDAG& dag, const std::string& age
 // Where the search's seconds went (runtime::PhaseSeconds), and candidates measured per minute.
 void add_phases(nlohmann::json& line, const SearchRun& run) {
   const runtime::PhaseSeconds phases = run.task->phase_seconds();
-  line["seconds_by_phase"] = {{"propose", round1(run.propose_seconds)}, {"build", round1(phases.build)},
-                              {"run", round1(phases.run)}};
+  if (phases.build > 0 || phases.run > 0) {  // a measurer that does not split its time reports none
+    line["seconds_by_phase"] = {{"propose", round1(run.propose_seconds)}, {"build", round1(phases.build)},
+                                {"run", round1(phases.run)}};
+  }
   if (run.seconds > 0) line["candidates_per_minute"] = std::round(run.task->trials() * 60 / run.seconds);
 }
 

@@ -28,10 +28,10 @@ Result<MeasureError> measure_error_from_string(const std::string& text);
 
 // The timing protocol (see runtime/timing.h for the in-process version).
 struct MeasureOptions {
-  int warmup = 1;              // untimed calls before timing
+  int warmup = 1;              // warm-up calls before the repeats (each timed on its own)
   double min_warmup_ms = 30;   // ...and more until warming up has lasted this long
-  int number = 1;              // calls per repeat to start from; grown to reach min_repeat_ms
-  int repeat = 3;              // timed repeats; every repeat's cost is returned
+  int number = 1;              // least calls per repeat; sized from the fastest warm-up call
+  int repeat = 3;              // timed repeats, each one's cost returned (fewer after a give-up)
   double min_repeat_ms = 50;   // a repeat lasts at least this long
   bool flush_cache = false;    // evict the caches before each repeat
   int threads = 1;             // threads for parallel loops

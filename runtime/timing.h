@@ -14,7 +14,7 @@
 namespace tessera::runtime {
 
 struct TimingOptions {
-  int warmup = 1;             // untimed calls first
+  int warmup = 1;             // warm-up calls first (timed one by one, not reported)
   double min_warmup_ms = 0;   // ...and more until warming up has lasted this long
   int number = 1;             // calls per repeat to start from
   int repeats = 5;

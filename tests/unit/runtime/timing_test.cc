@@ -14,6 +14,7 @@ namespace tessera::runtime {
 namespace {
 
 void sleep_2ms() { std::this_thread::sleep_for(std::chrono::milliseconds(2)); }
+void sleep_us(int us) { std::this_thread::sleep_for(std::chrono::microseconds(us)); }
 
 TEST(Timing, GivesUpOnlyWhenSlowerThanTheLimit) {
   TimingOptions options;
@@ -27,12 +28,12 @@ TEST(Timing, GivesUpOnlyWhenSlowerThanTheLimit) {
   EXPECT_EQ(time_callable(sleep_2ms, options).seconds.size(), 4u);  // 0: never
 }
 
-// A warm-up call past the limit ends the timing there: the candidate costs its warm-up and
-// nothing more (fails if the warm-up is not timed, or its give-up is ignored and the repeats run).
+// A warm-up past the limit ends the timing there: the candidate costs its warm-up and nothing
+// more (fails if the warm-up is not timed, or its give-up is ignored and the repeats run).
 TEST(Timing, GivesUpOnTheWarmUp) {
   int calls = 0;
   TimingOptions options;
-  options.warmup = 1;
+  options.warmup = 2;
   options.min_warmup_ms = 0;
   options.repeats = 4;
   options.min_repeat_ms = 1;
@@ -43,7 +44,7 @@ TEST(Timing, GivesUpOnTheWarmUp) {
         sleep_2ms();
       },
       options);
-  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(calls, 2);
   ASSERT_EQ(t.seconds.size(), 1u);
   EXPECT_GE(t.seconds[0], 2e-3);  // the warm-up call's own time, not a placeholder
 }
@@ -53,38 +54,32 @@ TEST(Timing, GivesUpOnTheWarmUp) {
 TEST(Timing, GivesUpAfterTheFirstRepeatWhenOnlyTheWarmUpWasFast) {
   int calls = 0;
   TimingOptions options;
-  options.warmup = 1;
+  options.warmup = 2;
   options.min_warmup_ms = 0;
   options.repeats = 4;
   options.min_repeat_ms = 1;
   options.give_up_seconds = 1e-3;
-  Timing t = time_callable(
-      [&] {
-        if (calls++ > 0) sleep_2ms();
-      },
-      options);
-  EXPECT_EQ(t.seconds.size(), 1u);
+  Timing t = time_callable([&] { sleep_us(calls++ < 2 ? 100 : 2000); }, options);
+  EXPECT_GT(calls, 2);  // a repeat ran
+  ASSERT_EQ(t.seconds.size(), 1u);
   EXPECT_GE(t.seconds[0], 2e-3);
 }
 
-// The warm-up call's time sizes the repeats: every call made is either the warm-up or part of a
-// timed repeat, and each repeat still lasts min_repeat_ms. Fails if calls are spent growing
+// The warm-up calls' times size the repeats: every call made is either the warm-up or part of
+// a timed repeat, and each repeat still lasts min_repeat_ms. Fails if calls are spent growing
 // `number` by trial runs (the doubling protocol ran 1, then 5 calls, before its first repeat).
+// The repeats' calls are slower than the warm-up's, so an overrun warm-up sleep cannot leave a
+// repeat short.
 TEST(Timing, TheWarmUpSizesTheRepeats) {
   int calls = 0;
   TimingOptions options;
-  options.warmup = 1;
+  options.warmup = 3;
   options.min_warmup_ms = 0;
   options.repeats = 3;
   options.min_repeat_ms = 10;
-  Timing t = time_callable(
-      [&] {
-        ++calls;
-        sleep_2ms();
-      },
-      options);
+  Timing t = time_callable([&] { sleep_us(calls++ < 3 ? 2000 : 4000); }, options);
   ASSERT_EQ(t.seconds.size(), 3u);
-  EXPECT_EQ(calls, 1 + t.number * 3);
+  EXPECT_EQ(calls, 3 + t.number * 3);
   for (double per_call : t.seconds) EXPECT_GE(per_call * t.number * 1e3, options.min_repeat_ms);
 }
 
