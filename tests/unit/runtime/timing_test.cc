@@ -28,22 +28,27 @@ TEST(Timing, GivesUpOnlyWhenSlowerThanTheLimit) {
   EXPECT_EQ(time_callable(sleep_2ms, options).seconds.size(), 4u);  // 0: never
 }
 
-// A warm-up past the limit ends the timing there: the candidate costs its warm-up and nothing
-// more (fails if the warm-up is not timed, or its give-up is ignored and the repeats run).
-TEST(Timing, GivesUpOnTheWarmUp) {
-  int calls = 0;
+// Two warm-up calls, four repeats of at least 1 ms, and a give-up past 1 ms per call.
+TimingOptions two_warm_calls_and_a_1ms_limit() {
   TimingOptions options;
   options.warmup = 2;
   options.min_warmup_ms = 0;
   options.repeats = 4;
   options.min_repeat_ms = 1;
   options.give_up_seconds = 1e-3;
+  return options;
+}
+
+// A warm-up past the limit ends the timing there: the candidate costs its warm-up and nothing
+// more (fails if the warm-up is not timed, or its give-up is ignored and the repeats run).
+TEST(Timing, GivesUpOnTheWarmUp) {
+  int calls = 0;
   Timing t = time_callable(
       [&] {
         ++calls;
         sleep_2ms();
       },
-      options);
+      two_warm_calls_and_a_1ms_limit());
   EXPECT_EQ(calls, 2);
   ASSERT_EQ(t.seconds.size(), 1u);
   EXPECT_GE(t.seconds[0], 2e-3);  // the warm-up call's own time, not a placeholder
@@ -53,13 +58,7 @@ TEST(Timing, GivesUpOnTheWarmUp) {
 // the warm-up is checked against the limit).
 TEST(Timing, GivesUpAfterTheFirstRepeatWhenOnlyTheWarmUpWasFast) {
   int calls = 0;
-  TimingOptions options;
-  options.warmup = 2;
-  options.min_warmup_ms = 0;
-  options.repeats = 4;
-  options.min_repeat_ms = 1;
-  options.give_up_seconds = 1e-3;
-  Timing t = time_callable([&] { sleep_us(calls++ < 2 ? 100 : 2000); }, options);
+  Timing t = time_callable([&] { sleep_us(calls++ < 2 ? 100 : 2000); }, two_warm_calls_and_a_1ms_limit());
   EXPECT_GT(calls, 2);  // a repeat ran
   ASSERT_EQ(t.seconds.size(), 1u);
   EXPECT_GE(t.seconds[0], 2e-3);
