@@ -37,18 +37,16 @@ Timing time_callable(const std::function<void()>& call, const TimingOptions& opt
   // Warm-up: caches, page faults, the thread pool's start and the core's clock, which ramps up
   // over milliseconds after an idle spell (a fixed call count is too short for small kernels).
   // Each warm-up call is timed. When the fastest is past the give-up limit, that call is the one
-  // cost and timing ends: most candidates of a search lose by that much. A measured kernel has
-  // run once before, for its check, so even the first warm-up call is not a cold one; a call
+  // cost and timing ends: most candidates of a search lose by that much. In the worker a kernel
+  // has run once before, for its check, so even the first warm-up call is not a cold one; a call
   // under kMinCallToJudge could be mostly the clock's own cost, so it is never judged.
   constexpr double kMinCallToJudge = 1e-5;
   const auto warm_start = Clock::now();
   double fastest_call = std::numeric_limits<double>::infinity();
-  int warm_calls = 0;
   auto warm_call = [&] {
     const auto start = Clock::now();
     call();
     fastest_call = std::min(fastest_call, std::chrono::duration<double>(Clock::now() - start).count());
-    ++warm_calls;
   };
   for (int i = 0; i < options.warmup; ++i) warm_call();
   while (std::chrono::duration<double, std::milli>(Clock::now() - warm_start).count() < options.min_warmup_ms) {
@@ -63,7 +61,7 @@ Timing time_callable(const std::function<void()>& call, const TimingOptions& opt
   // instead of by growing runs that are thrown away (a 14 ms kernel took 14 + 42 ms of those
   // before its first repeat, and then repeats of 84 ms: the doubling overshot).
   timing.number = std::max(1, options.number);
-  if (warm_calls > 0 && fastest_call > 0) {
+  if (std::isfinite(fastest_call) && fastest_call > 0) {  // no warm-up calls: infinite
     const double calls = std::ceil(options.min_repeat_ms / (fastest_call * 1e3));
     timing.number = std::max(timing.number, static_cast<int>(std::min(calls, double{1 << 24})));
   }
