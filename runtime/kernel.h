@@ -34,6 +34,19 @@ struct CompileOptions {
   Fault fault = Fault::kNone;  // tests only
 };
 
+// The memory operations a machine-scheduling region tracks as one before LLVM splits its
+// dependence maps (LLVM's `-dag-maps-huge-region`, default 1000), set when Tessera first
+// initializes LLVM. Both of LLVM's schedulers build a dependence DAG per basic block whose memory
+// edges grow with the square of the block, and fully unrolled tiles make blocks of thousands of
+// loads and stores: on ResNet-50's 7x7 conv one such candidate spent 97% of a 4.6 s compile in
+// them (llc -time-passes). Bounded at 300, it compiles in about 1 s; the suite's best kernels,
+// whose blocks are smaller, compile to identical objects (bench/NOTES.md).
+inline constexpr unsigned kHugeSchedulingRegion = 300;
+
+// The bound LLVM applies in this process now, read back from its options (0 if this LLVM has
+// no such option).
+unsigned scheduling_region_bound();
+
 // A kernel compiled to relocatable object code: what the builder produces and a measurement
 // worker loads (load_kernel), possibly in another process.
 struct ObjectCode {

@@ -8,20 +8,32 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/TargetSelect.h>
 
 #include <mutex>
+#include <string>
 
+#include "runtime/kernel.h"
 #include "runtime/parallel_runtime.h"
 
 namespace tessera::runtime {
 namespace {
+
+// Bounds the machine schedulers' dependence tracking (see kHugeSchedulingRegion in jit.h),
+// unless the host application set the option itself.
+void bound_scheduling_regions() {
+  llvm::cl::Option* option = llvm::cl::getRegisteredOptions().lookup("dag-maps-huge-region");
+  if (option == nullptr || option->getNumOccurrences() > 0) return;
+  (void)option->addOccurrence(0, "dag-maps-huge-region", std::to_string(kHugeSchedulingRegion));
+}
 
 void initialize_llvm() {
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    bound_scheduling_regions();
   });
 }
 
@@ -39,6 +51,12 @@ Result<llvm::orc::JITTargetMachineBuilder> host_builder() {
 }
 
 }  // namespace
+
+unsigned scheduling_region_bound() {
+  initialize_llvm();
+  llvm::cl::Option* option = llvm::cl::getRegisteredOptions().lookup("dag-maps-huge-region");
+  return option == nullptr ? 0 : static_cast<llvm::cl::opt<unsigned>*>(option)->getValue();
+}
 
 Result<std::unique_ptr<llvm::TargetMachine>> host_target_machine() {
   auto builder = host_builder();

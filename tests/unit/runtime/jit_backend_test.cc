@@ -1,9 +1,10 @@
 // LLVM backend behaviour beyond op coverage: the hand-scheduled matmul at awkward shapes and
 // thread counts, the vector IR it emits (contiguous loads vs gathers, FMA contraction), and
-// errors returned as values.
+// errors returned as values, and the bound on machine-scheduling regions.
 #include <gtest/gtest.h>
 
 #include "jit_test_util.h"
+#include "runtime/kernel.h"
 #include "runtime/parallel_runtime.h"
 #include "schedule/hand_schedules.h"
 #include "schedule/ops.h"
@@ -98,6 +99,12 @@ TEST(JitBackend, SelectGuardsOutOfBoundsReadsInVectorLoops) {
   ASSERT_TRUE(dag.ok());
   std::vector<Step> steps{SplitStep{"pad", "w", {6}}, AnnotateStep{"pad", "w.1", "vectorize"}};
   EXPECT_TRUE(MatchesReference(*dag, steps));
+}
+
+TEST(JitBackend, MachineSchedulingRegionsAreBounded) {
+  // Fails if LLVM renames the option (0: the bound would silently stop applying) or if
+  // initializing LLVM no longer sets it: huge unrolled candidates would again compile for seconds.
+  EXPECT_EQ(runtime::scheduling_region_bound(), runtime::kHugeSchedulingRegion);
 }
 
 }  // namespace
