@@ -46,6 +46,32 @@ Batch compose_batch(const env::TuningTask& task, const Scored& pool, const Batch
   return batch;
 }
 
+std::vector<int> contending_sketches(const env::TuningTask& task, int min_trials, double margin) {
+  const size_t sketches = task.sketches().size();
+  std::vector<int> trials(sketches, 0);
+  std::vector<double> fastest(sketches, 0.0);
+  double task_fastest = 0;
+  for (const auto& [candidate, m] : task.measurements()) {
+    if (!m.ok() || m.candidate.sketch < 0 || static_cast<size_t>(m.candidate.sketch) >= sketches) continue;
+    const auto s = static_cast<size_t>(m.candidate.sketch);
+    ++trials[s];
+    fastest[s] = std::max(fastest[s], m.throughput());
+    task_fastest = std::max(task_fastest, m.throughput());
+  }
+  std::vector<int> out;
+  for (size_t s = 0; s < sketches; ++s) {
+    if (trials[s] < min_trials || fastest[s] >= margin * task_fastest) out.push_back(static_cast<int>(s));
+  }
+  return out;
+}
+
+std::map<int, int> split_evenly(const std::vector<int>& sketches, int slots) {
+  std::map<int, int> out;
+  const int n = static_cast<int>(sketches.size());
+  for (int i = 0; i < n && slots > 0; ++i) out[sketches[static_cast<size_t>(i)]] = slots / n + (i < slots % n ? 1 : 0);
+  return out;
+}
+
 std::vector<std::pair<std::string, int>> plan_quotas(const SlidingWindowUcb& bandit,
                                                      const std::vector<std::string>& sources, int slots) {
   const int arms = static_cast<int>(sources.size());

@@ -7,6 +7,7 @@
 //      sketch's best-scored (the proxy compares candidates of one sketch better than across
 //      sketches), plus an ε share of the batch at random (tagged "random");
 // each pass through select_batch (agents/batch.h), spread if the plan says so.
+// contending_sketches decides which sketches the sketch quotas protect (see there).
 // SourcePlanner decides the quotas: a sliding-window UCB bandit over the sources, rewarded
 // after each batch by each source's share of the batch's measured improvement (plan_quotas).
 #pragma once
@@ -35,6 +36,17 @@ struct BatchPlan {
 // The batch `plan` describes, from `pool` (candidates tagged by their source; duplicates and
 // measured ones allowed). Batch::random holds the ε picks.
 Batch compose_batch(const env::TuningTask& task, const Scored& pool, const BatchPlan& plan, std::mt19937_64& rng);
+
+// The sketches still in contention for the task's best: those with fewer than `min_trials`
+// correct measurements, and those whose fastest is within `margin` of the task's fastest (at
+// least margin x its throughput). The per-sketch quotas exist so the proxy's preference across
+// sketches cannot starve a sketch that could win; once measurement has had a fair look at a
+// sketch and it trails by more than the margin, its reserved slots go to the contenders (it
+// can still win slots by score, by a source or at random, and re-enters if it catches up).
+std::vector<int> contending_sketches(const env::TuningTask& task, int min_trials, double margin);
+
+// `slots` split evenly among `sketches` (the first ones get the remainder).
+std::map<int, int> split_evenly(const std::vector<int>& sketches, int slots);
 
 // The quotas a bandit over `sources` gives `slots` slots: one each while slots last, the rest
 // in proportion to each arm's upper confidence bound (an arm never played counts as the best

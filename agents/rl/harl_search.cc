@@ -61,9 +61,9 @@ BatchPlan HarlSearch::plan(const env::TuningTask& task, int count) const {
   for (auto& [source, quota] : p.source_quotas) {
     if (source == evolved_->name()) quota += share_of(count, s.fresh_share);
   }
-  const int sketches = static_cast<int>(task.sketches().size());
-  for (int sketch = 0; sketches > 1 && sketch < sketches; ++sketch) {
-    p.sketch_quotas[sketch] = static_cast<int>(count * options_.sketch_share / sketches);
+  if (task.sketches().size() > 1) {
+    p.sketch_quotas = split_evenly(contending_sketches(task, options_.sketch_trials, options_.sketch_margin),
+                                   share_of(count, options_.sketch_share));
   }
   return p;
 }

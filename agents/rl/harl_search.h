@@ -13,7 +13,8 @@
 // (`plan_share` of the batch, split by a sliding-window UCB bandit over the sources, rewarded
 // by each source's share of the measured improvement), the evolved source's extra
 // `fresh_share` (AdaptiveExploration: it grows while the best stalls), `sketch_share` of the
-// batch split among the sketches, the rest by score, and ε at random. The exploration settings
+// batch split among the sketches still in contention (contending_sketches), the rest by score,
+// and ε at random. The exploration settings
 // adapt to the trajectories' gains and to whether the random picks beat the model's.
 //
 // The first round, with nothing measured, is simply a plan: the evolved source alone, its
@@ -48,7 +49,9 @@ struct HarlOptions {
   bool spread = true;      // batches skip candidates one knob from one they hold while others are left
   EvolutionOptions evolution;  // the evolved source's, and the first round's ε
   double plan_share = 0.5;     // of each batch, given to sources by the source bandit
-  double sketch_share = 0.25;  // of each batch, split evenly among the sketches
+  double sketch_share = 0.25;  // of each batch, split evenly among the sketches in contention:
+  int sketch_trials = 16;      // those with fewer correct measurements than this,
+  double sketch_margin = 0.8;  // and those whose fastest is at least this share of the task's
   int source_window = 32;      // batches' rewards the source bandit remembers (per source)
   double source_c = 0.3;       // the source bandit's exploration constant
   double start_from_best = 0.7;

@@ -2,11 +2,12 @@
 // candidates of other sources, fills what a source lacks from the open rest, tags ε picks
 // "random" and never re-proposes a measured candidate; the source bandit's quotas give each
 // source a slot and follow its rewards, and a source that made all of a batch's improvement is
-// rewarded 1.
+// rewarded 1; a sketch keeps its slots while it has few measurements or stays within the margin.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "agents/rl/batch_plan.h"
@@ -121,6 +122,47 @@ TEST(SourcePlanner, GivesEverySourceASlotAndFollowsItsRewards) {
   SourcePlanner stalled({"climb"}, 16, 0.1);
   stalled.reward({measured("climb", 2.0)}, 1.0);
   EXPECT_DOUBLE_EQ(stalled.bandit().mean(0), 0.25);
+}
+
+TEST(ContendingSketches, ATrailingSketchLeavesOnceMeasuredEnough) {
+  auto task = simulated_matmul();
+  const int sketches = static_cast<int>(task->sketches().size());
+  ASSERT_GE(sketches, 2);
+  std::mt19937_64 rng(5);
+  std::vector<env::Candidate> batch;
+  for (int s = 0; s < sketches; ++s) {
+    for (int i = 0; i < 20; ++i) batch.push_back(task->sample(rng, s));
+  }
+  task->measure(batch);
+  std::vector<double> fastest(static_cast<size_t>(sketches), 0.0);
+  std::vector<int> correct(static_cast<size_t>(sketches), 0);
+  for (const auto& [candidate, m] : task->measurements()) {
+    if (!m.ok()) continue;
+    fastest[static_cast<size_t>(m.candidate.sketch)] = std::max(fastest[static_cast<size_t>(m.candidate.sketch)], m.throughput());
+    ++correct[static_cast<size_t>(m.candidate.sketch)];
+  }
+  const auto slowest = static_cast<int>(std::min_element(fastest.begin(), fastest.end()) - fastest.begin());
+  const double top = *std::max_element(fastest.begin(), fastest.end());
+  ASSERT_LT(fastest[static_cast<size_t>(slowest)], top) << "the landscape needs a trailing sketch";
+  ASSERT_GE(correct[static_cast<size_t>(slowest)], 8);
+  // A margin just above the slowest sketch's share of the task's fastest.
+  const double margin = 0.5 * (fastest[static_cast<size_t>(slowest)] / top + 1.0);
+  std::vector<int> expected;
+  for (int s = 0; s < sketches; ++s) {
+    if (fastest[static_cast<size_t>(s)] >= margin * top) expected.push_back(s);
+  }
+  // Fails if the margin is ignored or compared with something other than the task's fastest.
+  EXPECT_EQ(contending_sketches(*task, 8, margin), expected);
+  // Fails if trials are not counted per sketch: below the trial floor every sketch contends.
+  std::vector<int> all(static_cast<size_t>(sketches));
+  std::iota(all.begin(), all.end(), 0);
+  EXPECT_EQ(contending_sketches(*task, 1000, margin), all);
+  EXPECT_EQ(contending_sketches(*task, 8, 0.0), all);
+
+  std::map<int, int> split = split_evenly({0, 2}, 5);
+  EXPECT_EQ(split[0], 3);  // the remainder goes to the first
+  EXPECT_EQ(split[2], 2);
+  EXPECT_TRUE(split_evenly({}, 5).empty());
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // harl's climb and scan sources and the sketch share: once something is measured, each round
 // the climb and scan sources score the neighbourhoods of the fastest measured candidates (with
-// climb_starts and wide_starts 0 those sources are off); every sketch gets its share of each
-// batch.
+// climb_starts and wide_starts 0 those sources are off); every sketch in contention gets its
+// share of each batch.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -48,6 +48,7 @@ int fewest_of_a_sketch(double sketch_share) {
   auto task = env::TuningTask::create(*schedule::matmul(96, 64, 80), task_options).value();
   HarlOptions options;
   options.sketch_share = sketch_share;
+  options.sketch_trials = 1 << 20;  // every sketch stays in contention
   options.exploration.epsilon = 0;  // no random picks: only the share spreads the batch
   options.plan_share = 0;           // no source quotas either
   options.adaptive = false;         // and no evolved fresh share
@@ -71,6 +72,26 @@ TEST(HarlBatches, GiveEverySketchItsShare) {
   EXPECT_GE(fewest_of_a_sketch(0.75), 4);
   // Without the share the model's preference decides, and one sketch goes short.
   EXPECT_LT(fewest_of_a_sketch(0.0), 4);
+}
+
+TEST(HarlBatches, ReserveSlotsOnlyForSketchesInContention) {
+  env::TaskOptions task_options;
+  task_options.measurer = std::make_shared<runtime::ReplaySimulator>();
+  auto task = env::TuningTask::create(*schedule::matmul(96, 64, 80), task_options).value();
+  HarlOptions options;
+  options.sketch_trials = 4;
+  options.sketch_margin = 1.0;  // only the sketch of the task's fastest stays in contention
+  HarlSearch harl(std::make_shared<test_support::LinearModel>(), 5, options);
+  for (int round = 0; round < 4; ++round) harl.observe(*task, task->measure(harl.propose(*task, 16)));
+  harl.propose(*task, 16);
+  ASSERT_TRUE(task->best());
+  const std::vector<int> contenders = contending_sketches(*task, 4, 1.0);
+  ASSERT_EQ(contenders, std::vector<int>{task->best()->candidate.sketch}) << "every sketch measured 4 times by now";
+  // Fails if the plan still splits its share among every sketch: the whole share goes to the one.
+  const auto& quotas = harl.last_round().plan.sketch_quotas;
+  ASSERT_EQ(quotas.size(), 1u);
+  EXPECT_EQ(quotas.begin()->first, task->best()->candidate.sketch);
+  EXPECT_EQ(quotas.begin()->second, 4);  // 0.25 of 16
 }
 
 }  // namespace
