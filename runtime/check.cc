@@ -106,9 +106,9 @@ Result<CheckResult> run_and_check(const Kernel& kernel, const MeasureTask& task,
   }
   std::vector<float*> pointers;
   for (auto& b : buffers) pointers.push_back(b->data());
-  if (auto r = kernel.run(pointers); !r) return r.error();
-
   CheckResult result;
+  if (auto r = kernel.run(pointers, &result.call_seconds); !r) return r.error();
+
   for (size_t i = 0; i < buffers.size(); ++i) {
     size_t before = buffers[i]->damage_before(), after = buffers[i]->damage_after();
     if (before || after) {

@@ -62,6 +62,7 @@ struct CheckResult {
   int64_t points_checked = 0;
   std::string worst_output;
   std::string guard_violation;      // non-empty when the kernel wrote outside a buffer
+  double call_seconds = 0;          // the checked call's wall time: the kernel's first, a cold one
   bool ok() const { return comparison.ok && guard_violation.empty(); }
 };
 

@@ -35,7 +35,7 @@ const std::vector<schedule::KernelArgument>& Kernel::packed() const { return imp
 double Kernel::compile_ms() const { return impl_->compile_ms; }
 const std::string& Kernel::llvm_ir() const { return impl_->llvm_ir; }
 
-Result<void> Kernel::run(const std::vector<float*>& buffers) const {
+Result<void> Kernel::run(const std::vector<float*>& buffers, double* call_seconds) const {
   const auto& args = impl_->arguments;
   if (buffers.size() != args.size()) {
     return make_error("kernel takes " + std::to_string(args.size()) + " buffers, got " +
@@ -48,7 +48,9 @@ Result<void> Kernel::run(const std::vector<float*>& buffers) const {
   }
   std::vector<void*> raw(buffers.begin(), buffers.end());
   prepare_unchecked(raw.data());
+  const auto start = std::chrono::steady_clock::now();
   entry_(raw.data(), packed_);
+  if (call_seconds) *call_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return {};
 }
 

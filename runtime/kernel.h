@@ -73,8 +73,9 @@ class Kernel {
   Kernel& operator=(Kernel&&) noexcept;
   ~Kernel();
 
-  // Checks the buffers, packs the constant inputs (if the schedule packs any) and runs.
-  Result<void> run(const std::vector<float*>& buffers) const;
+  // Checks the buffers, packs the constant inputs (if the schedule packs any) and runs; with
+  // `call_seconds`, stores the wall time of the kernel's call itself (packing excluded).
+  Result<void> run(const std::vector<float*>& buffers, double* call_seconds = nullptr) const;
   // Computes the packed buffers from the constant inputs among `args` (inputs then outputs);
   // nothing when the kernel packs nothing. Once after load, and again if the constants change.
   void prepare_unchecked(void** args) const { prepare_unchecked(args, packed_); }

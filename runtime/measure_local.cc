@@ -48,6 +48,7 @@ MeasureResult measure_loaded_kernel(const Kernel& kernel, const MeasureTask& tas
   timing_options.min_repeat_ms = options.min_repeat_ms;
   timing_options.flush_cache = options.flush_cache;
   timing_options.give_up_seconds = options.give_up_seconds;
+  timing_options.first_call_seconds = check->call_seconds;
   result.costs = time_callable([&] { kernel.run_unchecked(args.data()); }, timing_options).seconds;
   return result;
 }

@@ -41,6 +41,12 @@ Timing time_callable(const std::function<void()>& call, const TimingOptions& opt
   // has run once before, for its check, so even the first warm-up call is not a cold one; a call
   // under kMinCallToJudge could be mostly the clock's own cost, so it is never judged.
   constexpr double kMinCallToJudge = 1e-5;
+  Timing timing;
+  if (options.give_up_seconds > 0 && options.first_call_seconds >= kMinColdCallToJudge &&
+      options.first_call_seconds > kColdCallMargin * options.give_up_seconds) {
+    timing.seconds.push_back(options.first_call_seconds);
+    return timing;
+  }
   const auto warm_start = Clock::now();
   double fastest_call = std::numeric_limits<double>::infinity();
   auto warm_call = [&] {
@@ -52,7 +58,6 @@ Timing time_callable(const std::function<void()>& call, const TimingOptions& opt
   while (std::chrono::duration<double, std::milli>(Clock::now() - warm_start).count() < options.min_warmup_ms) {
     warm_call();
   }
-  Timing timing;
   if (options.give_up_seconds > 0 && fastest_call >= kMinCallToJudge && fastest_call > options.give_up_seconds) {
     timing.seconds.push_back(fastest_call);
     return timing;

@@ -24,7 +24,20 @@ struct TimingOptions {
   // timing stops there (that call or repeat is the one cost): a candidate that loses that badly
   // needs no more precise time (0: always every repeat).
   double give_up_seconds = 0;
+  // A call made before timing (the correctness check's, the kernel's first: cold), or 0. When
+  // it is past kColdCallMargin x give_up_seconds, it is the one cost and nothing runs.
+  double first_call_seconds = 0;
 };
+
+// How far past the give-up limit a cold first call must be to judge by it alone. A first call
+// pays for page faults, cold caches and the clock's ramp. Over 128-trial evolutionary runs on
+// five suite tasks (AMD EPYC, Zen 5), the whole check (call, packing and comparison) took at
+// most 3.9x and 4.2x the candidate's fastest warm call on the two convolutions, and 1.3-1.8x
+// at the median, so a candidate judged past 3x the limit is past it warm too but in the rarest
+// case. It saves the warm-up call. Calls under kMinColdCallToJudge are never judged: the
+// clock's ramp and page faults could be most of them.
+inline constexpr double kColdCallMargin = 3.0;
+inline constexpr double kMinColdCallToJudge = 1e-3;
 
 // The median of `values` (0 when empty): the statistic every reported time uses.
 double median(std::vector<double> values);

@@ -1,5 +1,6 @@
 // The timing protocol's give-up (TimingOptions::give_up_seconds): a callable slower than the
-// limit on its warm-up or its first repeat is timed no further; one within it gets every repeat.
+// limit on its cold first call (by a margin), its warm-up or its first repeat is timed no further;
+// one within it gets every repeat.
 // Repeats are sized from the warm-up. And the limit crosses the worker protocol (a message without it, from an older parent, means
 // never).
 #include <gtest/gtest.h>
@@ -62,6 +63,32 @@ TEST(Timing, GivesUpAfterTheFirstRepeatWhenOnlyTheWarmUpWasFast) {
   EXPECT_GT(calls, 2);  // a repeat ran
   ASSERT_EQ(t.seconds.size(), 1u);
   EXPECT_GE(t.seconds[0], 2e-3);
+}
+
+// A cold first call (the check's) far past the limit is the one cost: nothing runs. One past
+// the limit by less than kColdCallMargin, or shorter than kMinColdCallToJudge, is not judged.
+// Fails if the first call is ignored (calls made) or judged without its margin or floor.
+TEST(Timing, GivesUpOnAColdFirstCallOnlyFarPastTheLimit) {
+  int calls = 0;
+  auto count_and_sleep_2ms = [&] {
+    ++calls;
+    sleep_2ms();
+  };
+  TimingOptions options = two_warm_calls_and_a_1ms_limit();
+  options.first_call_seconds = 1.01 * kColdCallMargin * options.give_up_seconds;
+  Timing t = time_callable(count_and_sleep_2ms, options);
+  EXPECT_EQ(calls, 0);
+  ASSERT_EQ(t.seconds.size(), 1u);
+  EXPECT_DOUBLE_EQ(t.seconds[0], options.first_call_seconds);
+
+  options.first_call_seconds = 0.99 * kColdCallMargin * options.give_up_seconds;
+  time_callable(count_and_sleep_2ms, options);
+  EXPECT_EQ(calls, 2);  // judged by the warm-up instead
+
+  options.give_up_seconds = 0.1 * kMinColdCallToJudge;
+  options.first_call_seconds = 0.9 * kMinColdCallToJudge;  // far past that limit, but too short
+  time_callable(count_and_sleep_2ms, options);
+  EXPECT_EQ(calls, 4);
 }
 
 // The warm-up calls' times size the repeats: every call made is either the warm-up or part of
