@@ -38,10 +38,11 @@ struct MeasureOptions {
   // A candidate whose fastest warm-up call, or else first repeat, is slower than this per call
   // is timed no further (TimingOptions::give_up_seconds; 0: never). Set from give_up_ratio.
   double give_up_seconds = 0;
-  // give_up_seconds = give_up_ratio x the task's best so far (0: off). 53-73% of a harl search's
-  // candidates on matmuls, 16-48% on memory-bound ops, were past 1.5x on their first repeat
-  // (bench/NOTES.md, "Cheaper trials").
-  double give_up_ratio = 1.5;
+  // give_up_seconds = give_up_ratio x the task's best so far (0: off). A candidate's first
+  // 50 ms repeat was within 1.04-1.23x of its own median in 99% of the full timings of 14 race
+  // runs, so one first seen past 1.25x would almost never have beaten the best; 4-35% of those
+  // runs' candidates (about 15% typically) land between 1.25x and 1.5x (bench/NOTES.md).
+  double give_up_ratio = 1.25;
   double compile_timeout_s = 20;
   double run_timeout_s = 10;   // per candidate, including correctness check and timing
 };
