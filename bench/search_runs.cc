@@ -273,16 +273,22 @@ Result<std::optional<nlohmann::json>> earlier_baseline(const std::string& task) 
   if (path == nullptr || *path == 0) return std::optional<nlohmann::json>{};
   std::ifstream in(path);
   if (!in) return make_error(std::string("TESSERA_RACE_BASELINE: cannot read ") + path);
+  std::optional<nlohmann::json> latest;  // a task's latest line wins, as in race_summary.py
   std::string text;
   for (int line = 1; std::getline(in, text); ++line) {
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto json = nlohmann::json::parse(text, nullptr, false);
-    if (json.is_discarded()) return make_error(std::string(path) + ":" + std::to_string(line) + ": not JSON");
-    if (json.value("task", "") == task && json.value("agent", "") == "evolutionary" && json.contains("best_gflops")) {
-      json["from"] = path;
-      return std::optional<nlohmann::json>{json};
+    const std::string where = std::string(path) + ":" + std::to_string(line);
+    if (json.is_discarded() || !json.is_object()) return make_error(where + ": not a JSON object");
+    if (json.value("task", "") != task || json.value("agent", "") != "evolutionary") continue;
+    for (const char* field : {"best_gflops", "search_seconds"}) {
+      if (!json.contains(field) || !json[field].is_number()) return make_error(where + ": " + field + ": not a number");
     }
+    json["from"] = path;
+    latest = std::move(json);
   }
-  return make_error(std::string(path) + ": no evolutionary line for " + task);
+  if (!latest) return make_error(std::string(path) + ": no evolutionary line for " + task);
+  return latest;
 }
 
 }  // namespace
@@ -296,8 +302,11 @@ nlohmann::json run_search_race(const std::vector<std::string>& challengers, int 
     };
     auto earlier = earlier_baseline(spec.name);
     if (!earlier) return error_lines(earlier.error().message);
+    double target = 0, evo_seconds = 0;
     if (*earlier) {
       lines.push_back(**earlier);
+      target = lines.back()["best_gflops"].get<double>();
+      evo_seconds = lines.back()["search_seconds"].get<double>();
     } else {
       auto evo = search(dag, "evolutionary", trials, config.seed, config.measure,
                         suite_records(spec.name, "evolutionary", trials));
@@ -307,9 +316,9 @@ nlohmann::json run_search_race(const std::vector<std::string>& challengers, int 
                        {"best_gflops", round1(evo->task->best_gflops())}, {"curve", curve_json(evo->curve)},
                        {"threads", 1}});
       add_phases(lines.back(), *evo);
+      target = evo->task->best_gflops();
+      evo_seconds = evo->seconds;
     }
-    const double target = lines.back()["best_gflops"].get<double>();
-    const double evo_seconds = lines.back()["search_seconds"].get<double>();
     for (const std::string& agent : challengers) {
       // Stopped once it matches the baseline, or once it has had the time the criterion allows.
       agents::StopRule stop;
@@ -325,7 +334,7 @@ nlohmann::json run_search_race(const std::vector<std::string>& challengers, int 
                        {"trials", run->task->trials()}, {"search_seconds", std::round(run->seconds)},
                        {"best_gflops", round1(run->task->best_gflops())},
                        {"evolutionary_final_gflops", round1(target)},
-                       {"evolutionary_seconds", evo_seconds},
+                       {"evolutionary_seconds", std::round(evo_seconds)},
                        {"seconds_to_evolutionary_final", round1(reached_at)},
                        {"within_half_of_evolutionary_time", reached_at >= 0 && reached_at <= evo_seconds / 2},
                        // Within measurement noise of the baseline (repeat spread is about 1-2%).

@@ -40,7 +40,8 @@ struct CompileOptions {
 // edges grow with the square of the block, and fully unrolled tiles make blocks of thousands of
 // loads and stores: on ResNet-50's 7x7 conv one such candidate spent 97% of a 4.6 s compile in
 // them (llc -time-passes). Bounded at 300, it compiles in about 1 s; the suite's best kernels,
-// whose blocks are smaller, compile to identical objects (bench/NOTES.md).
+// whose blocks are smaller, compile to identical objects (bench/NOTES.md). The option is LLVM's
+// process-wide setting: other LLVM users in the process get the bound too.
 inline constexpr unsigned kHugeSchedulingRegion = 300;
 
 // The bound LLVM applies in this process now, read back from its options (0 if this LLVM has

@@ -35,13 +35,16 @@ struct MeasureOptions {
   double min_repeat_ms = 50;   // a repeat lasts at least this long
   bool flush_cache = false;    // evict the caches before each repeat
   int threads = 1;             // threads for parallel loops
-  // A candidate whose fastest warm-up call, or else first repeat, is slower than this per call
-  // is timed no further (TimingOptions::give_up_seconds; 0: never). Set from give_up_ratio.
+  // A candidate whose fastest warm-up call, or else first repeat, is slower than this per call,
+  // or whose check call (its first, cold) is kColdCallMargin times slower, is timed no further
+  // (TimingOptions::give_up_seconds; 0: never). Set from give_up_ratio.
   double give_up_seconds = 0;
   // give_up_seconds = give_up_ratio x the task's best so far (0: off). A candidate's first
   // 50 ms repeat was within 1.04-1.23x of its own median in 99% of the full timings of 14 race
   // runs, so one first seen past 1.25x would almost never have beaten the best; 4-35% of those
-  // runs' candidates (about 15% typically) land between 1.25x and 1.5x (bench/NOTES.md).
+  // runs' candidates (about 15% typically) land between 1.25x and 1.5x (bench/NOTES.md). The
+  // warm-up is judged by the same ratio: by its fastest call, or for kernels over `warmup_ms`
+  // by one call at least that long, which is a repeat's length of the same kernel.
   double give_up_ratio = 1.25;
   double compile_timeout_s = 20;
   double run_timeout_s = 10;   // per candidate, including correctness check and timing

@@ -30,13 +30,15 @@ struct TimingOptions {
 };
 
 // How far past the give-up limit a cold first call must be to judge by it alone. A first call
-// pays for page faults, cold caches and the clock's ramp. Over 128-trial evolutionary runs on
-// five suite tasks (AMD EPYC, Zen 5), the whole check (call, packing and comparison) took at
-// most 3.9x and 4.2x the candidate's fastest warm call on the two convolutions, and 1.3-1.8x
-// at the median, so a candidate judged past 3x the limit is past it warm too but in the rarest
-// case. It saves the warm-up call. Calls under kMinColdCallToJudge are never judged: the
-// clock's ramp and page faults could be most of them.
-inline constexpr double kColdCallMargin = 3.0;
+// pays for page faults, cold caches and the clock's ramp, and it is one sample, so a pause of
+// the machine lands in it whole. Over 128-trial evolutionary runs on five suite tasks (AMD EPYC,
+// Zen 5), the whole check (call, packing and comparison) took at most 3.9x and 4.2x the
+// candidate's fastest warm call on the two convolutions, and 1.3-1.8x at the median; past 5x
+// the limit (6.25x the best at the default give_up_ratio), a candidate that would have been a
+// new best would need a first call 6x its warm one. It saves the warm-up call; the recorded
+// cost is then that cold call, an overstatement of a clear loser's time. Calls under
+// kMinColdCallToJudge are never judged: the clock's ramp and page faults could be most of them.
+inline constexpr double kColdCallMargin = 5.0;
 inline constexpr double kMinColdCallToJudge = 1e-3;
 
 // The median of `values` (0 when empty): the statistic every reported time uses.

@@ -52,9 +52,9 @@ std::vector<int> contending_sketches(const env::TuningTask& task, int min_trials
   std::vector<double> fastest(sketches, 0.0);
   double task_fastest = 0;
   for (const auto& [candidate, m] : task.measurements()) {
-    if (!m.ok() || m.candidate.sketch < 0 || static_cast<size_t>(m.candidate.sketch) >= sketches) continue;
+    if (m.candidate.sketch < 0 || static_cast<size_t>(m.candidate.sketch) >= sketches) continue;
     const auto s = static_cast<size_t>(m.candidate.sketch);
-    ++trials[s];
+    ++trials[s];  // failures count: a sketch whose candidates all fail must leave too
     fastest[s] = std::max(fastest[s], m.throughput());
     task_fastest = std::max(task_fastest, m.throughput());
   }

@@ -38,7 +38,7 @@ struct BatchPlan {
 Batch compose_batch(const env::TuningTask& task, const Scored& pool, const BatchPlan& plan, std::mt19937_64& rng);
 
 // The sketches still in contention for the task's best: those with fewer than `min_trials`
-// correct measurements, and those whose fastest is within `margin` of the task's fastest (at
+// measurements (failed ones included), and those whose fastest is within `margin` of the task's fastest (at
 // least margin x its throughput). The per-sketch quotas exist so the proxy's preference across
 // sketches cannot starve a sketch that could win; once measurement has had a fair look at a
 // sketch and it trails by more than the margin, its reserved slots go to the contenders (it

@@ -50,7 +50,7 @@ struct HarlOptions {
   EvolutionOptions evolution;  // the evolved source's, and the first round's ε
   double plan_share = 0.5;     // of each batch, given to sources by the source bandit
   double sketch_share = 0.25;  // of each batch, split evenly among the sketches in contention:
-  int sketch_trials = 16;      // those with fewer correct measurements than this,
+  int sketch_trials = 16;      // those with fewer measurements than this,
   double sketch_margin = 0.8;  // and those whose fastest is at least this share of the task's
   int source_window = 32;      // batches' rewards the source bandit remembers (per source)
   double source_c = 0.3;       // the source bandit's exploration constant

@@ -46,7 +46,7 @@ const OptionParams<O>& harl_params() {
                "share of each batch split evenly among the sketches in contention, for each one's best-scored candidates",
                [](O& o) -> double& { return o.sketch_share; }),
       param<O>("sketch_trials", Kind::kInteger, 1,
-               "correct measurements a sketch keeps its share for before it must be within sketch_margin",
+               "measurements (failed ones included) a sketch keeps its share for before it must be within sketch_margin",
                [](O& o) -> int& { return o.sketch_trials; }),
       param<O>("sketch_margin", Kind::kProbability, 0,
                "a sketch keeps its share while its fastest is at least this share of the task's fastest",

@@ -20,7 +20,7 @@
 namespace tessera::runtime {
 namespace {
 
-// Bounds the machine schedulers' dependence tracking (see kHugeSchedulingRegion in jit.h),
+// Bounds the machine schedulers' dependence tracking (see kHugeSchedulingRegion in kernel.h),
 // unless the host application set the option itself.
 void bound_scheduling_regions() {
   llvm::cl::Option* option = llvm::cl::getRegisteredOptions().lookup("dag-maps-huge-region");
