@@ -44,7 +44,7 @@ struct MeasureOptions {
   // runs, so one first seen past 1.25x would almost never have beaten the best; 4-35% of those
   // runs' candidates (about 15% typically) land between 1.25x and 1.5x (bench/NOTES.md). The
   // warm-up is judged by the same ratio: by its fastest call, or for kernels over `warmup_ms`
-  // by one call at least that long, which is a repeat's length of the same kernel.
+  // by one call at least that long (30 ms by default, near a 50 ms repeat's length).
   double give_up_ratio = 1.25;
   double compile_timeout_s = 20;
   double run_timeout_s = 10;   // per candidate, including correctness check and timing
