@@ -20,10 +20,15 @@
 namespace tessera::runtime {
 namespace {
 
-// Bounds the machine schedulers' dependence tracking (see kHugeSchedulingRegion in kernel.h),
-// unless the host application set the option itself.
+// LLVM's option behind kHugeSchedulingRegion (kernel.h); null if this LLVM lacks it.
+llvm::cl::Option* scheduling_region_option() {
+  return llvm::cl::getRegisteredOptions().lookup("dag-maps-huge-region");
+}
+
+// Bounds the machine schedulers' dependence tracking, unless the host application set the
+// option itself.
 void bound_scheduling_regions() {
-  llvm::cl::Option* option = llvm::cl::getRegisteredOptions().lookup("dag-maps-huge-region");
+  llvm::cl::Option* option = scheduling_region_option();
   if (option == nullptr || option->getNumOccurrences() > 0) return;
   (void)option->addOccurrence(0, "dag-maps-huge-region", std::to_string(kHugeSchedulingRegion));
 }
@@ -54,7 +59,7 @@ Result<llvm::orc::JITTargetMachineBuilder> host_builder() {
 
 unsigned scheduling_region_bound() {
   initialize_llvm();
-  llvm::cl::Option* option = llvm::cl::getRegisteredOptions().lookup("dag-maps-huge-region");
+  llvm::cl::Option* option = scheduling_region_option();
   return option == nullptr ? 0 : static_cast<llvm::cl::opt<unsigned>*>(option)->getValue();
 }
 
