@@ -10,6 +10,13 @@
 #include "schedule/simplify.h"
 
 namespace tessera::runtime {
+namespace {
+
+// Vector reads at constant strides up to this are deinterleaved from one contiguous read
+// (Emitter::load_strided); wider strides gather.
+constexpr int64_t kMaxDeinterleavedStride = 4;
+
+}  // namespace
 
 using schedule::CallFn;
 using schedule::DType;
@@ -128,13 +135,37 @@ llvm::Value* Emitter::emit_load(const Expr& e, llvm::Value* mask) {
     return b_.CreateAlignedLoad(elem, b_.CreateInBoundsGEP(elem, base, at), llvm::Align(4));
   }
   int64_t stride = 0;
-  if (schedule::linear_coefficient(index, vec_.var, &stride) && stride == 1) {
+  const bool linear = schedule::linear_coefficient(index, vec_.var, &stride);
+  if (linear && stride == 1) {
     llvm::Value* first = address(elem, base, index);
     if (!mask) return b_.CreateAlignedLoad(zero->getType(), first, llvm::Align(4));
     return b_.CreateMaskedLoad(zero->getType(), first, llvm::Align(4), mask, zero);
   }
+  if (pow2 && linear && stride >= 2 && stride <= kMaxDeinterleavedStride) return load_strided(elem, base, index, stride, mask);
   llvm::Value* addresses = b_.CreateInBoundsGEP(elem, base, emit(index));
   return b_.CreateMaskedGather(zero->getType(), addresses, llvm::Align(4), mask, zero);
+}
+
+// A vector read `stride` elements apart (a stride-2 convolution or pooling window along its
+// vector): one contiguous read of lanes x stride elements, masked to the elements the lanes use
+// (so it touches no memory the gather would not), then a shuffle that keeps every stride-th.
+// AVX-512 makes it `stride` masked loads and a few vpermt2ps, where a gather costs a load per lane.
+llvm::Value* Emitter::load_strided(llvm::Type* elem, llvm::Value* base, const Expr& index, int64_t stride,
+                                   llvm::Value* mask) {
+  const unsigned lanes = vec_.lanes, wide = lanes * static_cast<unsigned>(stride);
+  std::vector<llvm::Constant*> used;
+  std::vector<int> lane_of, kept;
+  for (unsigned j = 0; j < wide; ++j) {
+    used.push_back(b_.getInt1(j % stride == 0));
+    lane_of.push_back(static_cast<int>(j / stride));
+  }
+  for (unsigned i = 0; i < lanes; ++i) kept.push_back(static_cast<int>(i * stride));
+  llvm::Value* wide_mask = llvm::ConstantVector::get(used);
+  if (mask) wide_mask = b_.CreateAnd(wide_mask, b_.CreateShuffleVector(mask, lane_of));
+  auto* wide_type = llvm::VectorType::get(elem, wide, false);
+  llvm::Value* read = b_.CreateMaskedLoad(wide_type, address(elem, base, index), llvm::Align(4), wide_mask,
+                                          llvm::Constant::getNullValue(wide_type));
+  return b_.CreateShuffleVector(read, kept);
 }
 
 llvm::Value* Emitter::emit_select(const Expr& e, llvm::Value* mask) {

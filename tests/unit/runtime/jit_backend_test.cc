@@ -62,6 +62,27 @@ TEST(JitBackend, StridedVectorLoadBecomesGather) {
   EXPECT_TRUE(MatchesReference(*dag, steps));
 }
 
+TEST(JitBackend, SmallStrideVectorLoadIsDeinterleavedNotGathered) {
+  // A depthwise convolution at strides 2-4, vectorized along its output width with the zero
+  // padding inlined: every input read is `stride` floats apart and masked at the image edge,
+  // and the width (17 or more outputs in tiles of 16) leaves a ragged, masked last tile.
+  for (int64_t stride : {2, 3, 4}) {
+    Conv2dParams p{1, 4, 9, 16 * stride + 1, 4, 3, 3};
+    p.groups = 4;
+    p.stride_h = p.stride_w = stride;
+    p.pad_h = p.pad_w = 1;
+    auto dag = conv2d(p);
+    ASSERT_TRUE(dag.ok()) << dag.error().message;
+    std::vector<Step> steps{ComputeInlineStep{"pad"}, SplitStep{"conv", "w", {16}},
+                            ReorderStep{"conv", {"n", "c", "h", "w.0", "r0", "r1", "r2", "w.1"}},
+                            AnnotateStep{"conv", "w.1", "vectorize"}};
+    const std::string ir = optimized_ir(*dag, steps);
+    EXPECT_EQ(ir.find("masked.gather"), std::string::npos) << "stride " << stride;
+    EXPECT_NE(ir.find("shufflevector"), std::string::npos) << "stride " << stride;
+    EXPECT_TRUE(MatchesReference(*dag, steps)) << "stride " << stride;
+  }
+}
+
 TEST(JitBackend, RunRejectsBadBuffers) {
   auto dag = elementwise(Elementwise::kRelu, {4, 4});
   auto func = lower(State(*dag), "relu");
