@@ -316,8 +316,50 @@ Interval bound(const Expr& e, const RangeMap& ranges) {
   }
 }
 
+namespace {
+
+bool is_int_linear(const Expr& e) {
+  return (e->kind == ExprKind::kAdd || e->kind == ExprKind::kSub || e->kind == ExprKind::kMul) &&
+         !is_float(e->operands[0]->dtype);
+}
+
+// Adds scale x `e` (an integer expression) to `l`, simplifying only its atoms: the nodes that
+// are not +, - or * by a constant. One linear form for a whole sum, where simplifying it node by
+// node rebuilt a linear form at every +, quadratic in the sum's size (index expressions of tiled
+// convolutions have dozens of terms, and lowering them was most of featurizing a candidate).
+void add_simplified(Linear& l, const Expr& e, int64_t scale, const RangeMap& ranges) {
+  const auto& o = e->operands;
+  switch (e->kind) {
+    case ExprKind::kIntImm: l.constant += e->int_value * scale; return;
+    case ExprKind::kAdd:
+      add_simplified(l, o[0], scale, ranges);
+      add_simplified(l, o[1], scale, ranges);
+      return;
+    case ExprKind::kSub:
+      add_simplified(l, o[0], scale, ranges);
+      add_simplified(l, o[1], -scale, ranges);
+      return;
+    case ExprKind::kMul: {
+      Expr a = simplify(o[0], ranges), b = simplify(o[1], ranges);
+      int64_t c;
+      if (is_const_int(b, &c)) return l.add(to_linear(a), c * scale);
+      if (is_const_int(a, &c)) return l.add(to_linear(b), c * scale);
+      l.add(a.same_as(o[0]) && b.same_as(o[1]) ? e : with_operands(e, {a, b}), scale);
+      return;
+    }
+    default: l.add(to_linear(simplify(e, ranges)), scale);  // a div/mod may simplify to a sum
+  }
+}
+
+}  // namespace
+
 Expr simplify(const Expr& e, const RangeMap& ranges) {
   if (e->operands.empty()) return e;
+  if (is_int_linear(e)) {
+    Linear l;
+    add_simplified(l, e, 1, ranges);
+    return from_linear(l);
+  }
   std::vector<Expr> operands;
   bool changed = false;
   for (const Expr& op : e->operands) {

@@ -92,6 +92,9 @@ TEST(SimplifyTest, ResolvesDivModWithRanges) {
   ranges.emplace_back(j.get(), Interval{0, 63});
   EXPECT_EQ(to_string(simplify(((i0 * 8 + i1) * 64 + j) / 64, ranges)), "((i.0*8) + i.1)");
   EXPECT_TRUE(simplify(((i0 * 8 + i1) * 64 + j) % 64, ranges).same_as(j));
+  // A quotient that resolves to a sum joins the sum around it, whose terms then cancel.
+  EXPECT_EQ(const_value(simplify(((i0 * 8 + i1) * 64 + j) / 64 - i1 - i0 * 8, ranges)), 0);
+  EXPECT_EQ(to_string(simplify(Expr(3) * (((i0 * 8 + i1) * 64 + j) / 64) - i0 * 24, ranges)), "(i.1*3)");
 }
 
 TEST(SimplifyTest, KeepsDivModTheRangesDoNotDecide) {
