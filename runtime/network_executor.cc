@@ -261,7 +261,8 @@ Result<void> NetworkExecutor::Impl::place(const graph::Graph& graph,
         return make_error("out of memory for output '" + occ.outputs[i] + "'");
       }
     }
-    Step step{t, {}};
+    Step step;
+    step.task = t;
     std::vector<std::string> names = occ.inputs;
     names.insert(names.end(), occ.outputs.begin(), occ.outputs.end());
     const auto& args = kernels[static_cast<size_t>(t)].arguments();
