@@ -96,7 +96,12 @@ nlohmann::json compare_with_onednn(const schedule::Conv2dParams& p, const schedu
   memory user_wei({wei_dims, dt::f32, grouped ? (nchw ? tag::goihw : tag::hwigo) : (nchw ? tag::oihw : tag::hwio)},
                   engine, w.data());
   memory bias_mem({bias_dims, dt::f32, tag::x}, engine, bias.data());
-  memory src(pd.src_desc(), engine), wei(pd.weights_desc(), engine), dst(pd.dst_desc(), engine);
+  // oneDNN's own buffers from the allocator Tessera's use (huge pages where large), so that page
+  // sizes favour neither side.
+  auto buffer_for = [](const memory::desc& d) { return std::make_unique<runtime::AlignedBuffer>(d.get_size() / sizeof(float) + 1); };
+  auto src_buffer = buffer_for(pd.src_desc()), wei_buffer = buffer_for(pd.weights_desc()), dst_buffer = buffer_for(pd.dst_desc());
+  memory src(pd.src_desc(), engine, src_buffer->data()), wei(pd.weights_desc(), engine, wei_buffer->data()),
+      dst(pd.dst_desc(), engine, dst_buffer->data());
   dnnl::reorder(user_src, src).execute(stream, user_src, src);
   dnnl::reorder(user_wei, wei).execute(stream, user_wei, wei);
   dnnl::convolution_forward conv(pd);

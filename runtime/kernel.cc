@@ -5,12 +5,14 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 
 #include "runtime/llvm/codegen.h"
 #include "runtime/llvm/jit.h"
+#include "runtime/memory.h"
 
 namespace tessera::runtime {
 
@@ -124,11 +126,12 @@ Result<Kernel> compile_cpu(const schedule::LoweredFunc& func, const CompileOptio
   return load_kernel(*object);
 }
 
+// From the allocator the worker's measurement buffers use (memory.h): a kernel timed in a
+// benchmark or run by an application sees the same page sizes as when it was measured.
 AlignedBuffer::AlignedBuffer(size_t elements) : size_(elements) {
-  size_t bytes = (elements * sizeof(float) + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-  data_ = static_cast<float*>(std::aligned_alloc(kBufferAlignment, bytes == 0 ? kBufferAlignment : bytes));
+  data_ = static_cast<float*>(allocate_buffer_memory(std::max<size_t>(elements, 1) * sizeof(float), kBufferAlignment));
 }
 
-AlignedBuffer::~AlignedBuffer() { std::free(data_); }
+AlignedBuffer::~AlignedBuffer() { free_buffer_memory(data_); }
 
 }  // namespace tessera::runtime
