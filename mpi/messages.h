@@ -2,7 +2,7 @@
 //
 //   rank 0 -> rank k: {"type": "measure", "batch", "workload_key", "best_seconds", "items"}
 //                     {"type": "retime",  "batch", "workload_key", "rounds", "items"}
-//                     {"type": "stop", "reason"}
+//                     {"type": "stop", "reason", "peers_lost" (true: end without MPI_Finalize)}
 //   rank k -> rank 0: {"type": "hello", ...}                     (cluster.h)
 //                     {"type": "result", "batch", "index", "result"}   one per candidate, as measured
 //                     {"type": "retimed", "batch"}                     after the last round

@@ -177,9 +177,15 @@ void RemoteMeasurer::stop_ranks(const std::string& reason) {
   stopped_ = true;
   // Lost ranks are told too (briefly): one that was only slow, or is resumed, then ends
   // instead of keeping the job from finishing.
+  // After a rank was lost no rank finalizes MPI (Comm::skip_finalize): the live ones are told so.
+  bool lost = false;
+  for (const RankInfo& rank : ranks_) lost |= rank.rank != 0 && !rank.alive;
   for (RankInfo& rank : ranks_) {
-    if (rank.rank != 0) comm_.send(rank.rank, {{"type", "stop"}, {"reason", reason}}, rank.alive ? 10 : 1);
+    if (rank.rank != 0) {
+      comm_.send(rank.rank, {{"type", "stop"}, {"reason", reason}, {"peers_lost", lost}}, rank.alive ? 10 : 1);
+    }
   }
+  if (lost) comm_.skip_finalize();
 }
 
 }  // namespace tessera::mpi

@@ -63,6 +63,7 @@ int serve(Comm& comm, const std::map<std::string, schedule::ComputeDAG>& workloa
     const nlohmann::json& work = envelope->message;
     const std::string type = work.value("type", "");
     if (type == "stop") {
+      if (work.value("peers_lost", false)) comm.skip_finalize();
       const std::string reason = work.value("reason", "done");
       if (reason != "done") std::fprintf(stderr, "tessera rank %d: stopped: %s\n", comm.rank(), reason.c_str());
       return reason == "done" ? 0 : 1;
