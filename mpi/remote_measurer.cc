@@ -176,8 +176,8 @@ void RemoteMeasurer::stop_ranks(const std::string& reason) {
   if (stopped_) return;
   stopped_ = true;
   // Lost ranks are told too (briefly): one that was only slow, or is resumed, then ends
-  // instead of keeping the job from finishing.
-  // After a rank was lost no rank finalizes MPI (Comm::skip_finalize): the live ones are told so.
+  // instead of keeping the job from finishing. After a rank was lost no rank finalizes MPI
+  // (Comm::skip_finalize), and the message says so.
   bool lost = false;
   for (const RankInfo& rank : ranks_) lost |= rank.rank != 0 && !rank.alive;
   for (RankInfo& rank : ranks_) {

@@ -172,11 +172,7 @@ Expr simplify_int(const Expr& e, const RangeMap& ranges) {
   const Expr& b = e->operands[1];
   int64_t va, vb;
   bool ca = is_const_int(a, &va), cb = is_const_int(b, &vb);
-  switch (e->kind) {
-    case ExprKind::kAdd:
-    case ExprKind::kSub:
-    case ExprKind::kMul:
-      return from_linear(to_linear(e));
+  switch (e->kind) {  // (+, - and * are folded whole by simplify: add_simplified)
     case ExprKind::kDiv:
     case ExprKind::kMod:
       if (cb && vb > 0) {
