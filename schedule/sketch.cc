@@ -238,19 +238,22 @@ StageRule simple_rule(const TensorNode& op) {
 }
 
 // The elementwise consumer `t`'s reduction could be fused into: its only reader, elementwise,
-// reading it at its own axes.
+// reading it at its own axes. A reader that is inlined (graph fusion's bias_add between a conv
+// and its relu) is looked through: the stage that reads it in turn, alone and of the same
+// shape, is the consumer, and the inlined chain becomes part of its body.
 std::string fusable_consumer(const State& state, const TensorNode& t, const std::vector<bool>& inlined) {
-  std::vector<int> readers;
-  for (int c : state.consumers(t.name)) {
-    if (!inlined[static_cast<size_t>(c)]) readers.push_back(c);
+  const TensorNode* read = &t;
+  while (true) {
+    const std::vector<int> readers = state.consumers(read->name);
+    if (readers.size() != 1) return "";
+    const TensorNode& c = *state.stage(readers[0]).op;
+    if (!is_elementwise(c) || c.axes.size() != t.axes.size()) return "";
+    for (size_t a = 0; a < c.axes.size(); ++a) {
+      if (c.axes[a].extent != t.axes[a].extent) return "";
+    }
+    if (!inlined[static_cast<size_t>(readers[0])]) return c.name;
+    read = &c;
   }
-  if (readers.size() != 1) return "";
-  const TensorNode& c = *state.stage(readers[0]).op;
-  if (!is_elementwise(c) || c.axes.size() != t.axes.size()) return "";
-  for (size_t a = 0; a < c.axes.size(); ++a) {
-    if (c.axes[a].extent != t.axes[a].extent) return "";
-  }
-  return c.name;
 }
 
 }  // namespace

@@ -39,6 +39,27 @@ Result<ComputeDAG> scaled_softmax(std::vector<int64_t> shape) {
   return ComputeDAG::make("scaled_softmax", {x}, {out});
 }
 
+// A conv task as graph fusion builds it: conv -> bias_add -> add (a residual input) -> relu, the
+// two middle stages inlined, so the conv's tile is fused into the relu's through them.
+Result<ComputeDAG> conv_bias_add_relu(const Conv2dParams& p) {
+  using Exprs = std::vector<Expr>;
+  auto base = conv2d(p);
+  if (!base) return base.error();
+  Tensor conv = base->outputs().front();
+  Tensor bias = constant_input("bias", {p.out_channels});
+  Tensor residual = placeholder("R", conv->shape);
+  Tensor biased = compute("bias_add", conv->shape, {conv, bias}, [&](const Exprs& ax) { return conv(ax) + bias(ax[1]); });
+  Tensor added = compute("add", conv->shape, {biased, residual}, [&](const Exprs& ax) { return biased(ax) + residual(ax); });
+  Tensor relu = compute("relu", conv->shape, {added}, [&](const Exprs& ax) { return max(added(ax), float_imm(0.0)); });
+  std::vector<Tensor> inputs;
+  for (const Tensor& t : base->stages()) {
+    if (t->is_placeholder) inputs.push_back(t);
+  }
+  inputs.push_back(bias);
+  inputs.push_back(residual);
+  return ComputeDAG::make("conv_bias_add_relu", inputs, {relu});
+}
+
 std::vector<OpCase> shapes_for_sketches() {
   std::vector<OpCase> cases = op_cases();
   Conv2dParams conv{1, 8, 10, 12, 16, 3, 3};
@@ -50,6 +71,9 @@ std::vector<OpCase> shapes_for_sketches() {
   cases.push_back({"batch_matmul_prime", [] { return batch_matmul(3, 19, 37, 23); }});
   cases.push_back({"dense_bias_gelu_prime", [] { return dense_bias_gelu(7, 37, 29); }});
   cases.push_back({"conv2d_bias_relu_16", [=] { return conv2d_bias_relu(conv); }});
+  Conv2dParams strided = conv;
+  strided.stride_h = strided.stride_w = 2;
+  cases.push_back({"conv_bias_add_relu_s2", [=] { return conv_bias_add_relu(strided); }});
   cases.push_back({"dense_bias_gelu_32", [] { return dense_bias_gelu(16, 32, 24); }});
   cases.push_back({"softmax_2x128", [] { return softmax({2, 128}); }});
   cases.push_back({"layer_norm_3x64", [] { return layer_norm({3, 64}); }});
@@ -71,6 +95,10 @@ TEST_P(SketchFuzz, SampledCandidatesMatchTheReference) {
   const std::string& label = GetParam().label;
   if (label.find("softmax") != std::string::npos || label.find("layer_norm") != std::string::npos) {
     EXPECT_NE(sketches.back().id.find(":rows"), std::string::npos) << sketches.back().id;
+  }
+  // ...and a conv read through inlined stages must still get its fused sketch.
+  if (label.find("conv_bias_add_relu") != std::string::npos) {
+    EXPECT_EQ(sketches.front().id, "conv:tile_fuse(relu)");
   }
   const char* env = std::getenv("TESSERA_SKETCH_SAMPLES");
   const int samples = env ? std::atoi(env) : 200;

@@ -2,6 +2,7 @@
 // valid by construction (the sketch fuzzer covers every op at scale).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "schedule/lower.h"
@@ -43,6 +44,44 @@ TEST(Sketch, ConvolutionFusesItsEpilogueAndInlinesPadding) {
   const StageState& conv = state->stage(state->stage_index("conv"));
   EXPECT_EQ(conv.location, ComputeLocation::kAttached);
   EXPECT_EQ(conv.attach_stage, "Y");
+}
+
+// Graph fusion builds conv -> bias_add -> relu as separate stages; bias_add is inlined, and
+// the conv must still be fused into the relu's tile (not written out and read back by a
+// separate relu pass, as happened on every conv of ResNet-50 before the inlined reader was
+// looked through).
+TEST(Sketch, ConvolutionFusesIntoTheReaderOfAnInlinedBiasAdd) {
+  Conv2dParams p{1, 4, 8, 8, 32, 3, 3};
+  p.pad_h = p.pad_w = 1;
+  auto base = conv2d(p);
+  ASSERT_TRUE(base.ok());
+  Tensor conv = base->outputs().front();
+  Tensor bias = constant_input("bias", {p.out_channels});
+  Tensor biased = compute("bias_add", conv->shape, {conv, bias}, [&](const std::vector<Expr>& ax) {
+    return conv(ax) + bias(ax[1]);
+  });
+  Tensor relu = compute("relu", conv->shape, {biased}, [&](const std::vector<Expr>& ax) {
+    return max(biased(ax), float_imm(0.0));
+  });
+  std::vector<Tensor> inputs;
+  for (const Tensor& t : base->stages()) {
+    if (t->is_placeholder) inputs.push_back(t);
+  }
+  inputs.push_back(bias);
+  auto dag = ComputeDAG::make("conv_bias_add_relu", inputs, {relu});
+  ASSERT_TRUE(dag.ok()) << dag.error().message;
+  std::vector<std::string> all = ids(*dag);
+  EXPECT_EQ(all.front(), "conv:tile_fuse(relu)");
+  EXPECT_NE(std::find(all.begin(), all.end(), "conv:packed:tile_fuse(relu)"), all.end());
+  const std::vector<Sketch> sketches = generate_sketches(*dag);
+  std::mt19937_64 rng(3);
+  KnobValues v = sketches.front().knobs.sample(rng);
+  auto state = apply_candidate(*dag, sketches.front(), v);
+  ASSERT_TRUE(state.ok()) << state.error().message;
+  const StageState& fused = state->stage(state->stage_index("conv"));
+  EXPECT_EQ(fused.location, ComputeLocation::kAttached);
+  EXPECT_EQ(fused.attach_stage, "relu");
+  EXPECT_EQ(state->stage(state->stage_index("bias_add")).location, ComputeLocation::kInlined);
 }
 
 // The packed sketch reads the weights from a copy packed at load, blocked by the vector width
