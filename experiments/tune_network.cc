@@ -122,7 +122,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     if (!agent) return log.say("tessera tune: " + agent.error().message), 1;
     std::string tag = f.ops.empty() ? "op" : f.ops.front();
     network.push_back({f.name, tag, f.dag.flop_count(), f.weight});
-    slots.push_back({&f, std::move(*task), std::move(*agent)});
+    slots.push_back({&f, std::move(*task), std::move(*agent), {}});
   }
   if (!config.transfer.empty()) {
     int other_machines = 0, picked = 0, exact = 0, seeded = 0;

@@ -7,7 +7,8 @@
 // output channels) vectorized by 16 (or its largest divisor up to 16), up to 8 rows along the
 // axes the vector operand does not depend on (a packed conv's output pixels, a matmul's rows:
 // one vector load, many broadcasts), the reduction's innermost axes unrolled around the block,
-// and the outer tile loops parallel; other stages are vectorized by 16 and parallel outside.
+// and the outer tile loops parallel; other stages are vectorized by 16 or 8 where they divide
+// the extent (else its largest divisor up to 16) and parallel outside.
 // It is deterministic, so a network without records compiles to the same kernels every time.
 #pragma once
 
