@@ -11,7 +11,12 @@
 #    (the first measurement at or after 1/4, 1/2 and all of the budget, keyed by seconds),
 #    "measured_ms" (at the end), "estimated_ms", "trials", "untuned_ms", "ort_ms", "libtorch_ms",
 #    "ratio_vs_ort" (ORT ms / tuned ms), "ratio_vs_libtorch", "seconds_to_reach" (tuning seconds
-#    each measurement came at, to compare allocators' speed)}
+#    each measurement came at, to compare allocators' speed), "final": the tuned network, ORT and
+#    LibTorch measured again one after the other for TESSERA_E2E_FINAL_ROUNDS (3) rounds
+#    (bench/e2e.sh with the run's records: each runner's best round), with its own ratios}
+# The first ratios compare a measurement taken inside the tuning process with baselines taken
+# 20 minutes before it; on a shared machine the two can differ by 15% from load alone, so
+# "final" (same minutes, same processes as the baselines) is the figure to quote.
 # When ResNet-50 and MobileNetV2 are both run, MobileNetV2 is also tuned from ResNet-50's run
 # of the first allocator with no search (--from ... --budget.trials=0), one more line:
 #   {"case": "e2e_tune_transfer", "model": "mobilenetv2", "from": "resnet50", "transfer_ms",
@@ -28,6 +33,7 @@ seconds=${TESSERA_E2E_SECONDS:-1200}
 read -r -a models <<<"${TESSERA_E2E_MODELS:-resnet50 mobilenetv2 bert_base}"
 read -r -a allocators <<<"${TESSERA_E2E_ALLOCATORS:-harl gradient round_robin}"
 seed=${TESSERA_SEED:-1}
+final_rounds=${TESSERA_E2E_FINAL_ROUNDS:-3}
 agent=()
 [ -n "${TESSERA_E2E_AGENT:-}" ] && agent=(--set "search.agent=$TESSERA_E2E_AGENT")
 work="$build/e2e_tune"
@@ -38,13 +44,17 @@ unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 every=$(/usr/bin/python3 -c "print(max(1.0, $seconds / 4))")
 
 # The measured latency at the first measurement at or after each quarter mark, from summary.json.
-summarize() {  # summary.json, baseline line, allocator, model
+summarize() {  # summary.json, baseline line, allocator, model, final line
   /usr/bin/python3 - "$@" "$seconds" "$seed" "$cpu" <<'PY'
 import json, sys
-summary_path, baseline, allocator, model, seconds, seed, cpu = sys.argv[1:8]
+summary_path, baseline, allocator, model, final_line, seconds, seed, cpu = sys.argv[1:9]
 seconds = float(seconds)
 s = json.load(open(summary_path))
 b = json.loads(baseline) if baseline.strip() else {}
+f = json.loads(final_line) if final_line.strip() else {}
+final = {k: f.get(k) for k in ("tessera_ms", "ort_ms", "libtorch_ms", "ratio_vs_ort", "ratio_vs_libtorch",
+                               "rounds", "tessera_ms_rounds", "ort_ms_rounds", "libtorch_ms_rounds", "error")
+         if k in f}
 history = s.get("measured_during_tuning", [])
 at, reached = {}, []
 for mark in (seconds / 4, seconds / 2, seconds):
@@ -61,7 +71,7 @@ print(json.dumps({"case": "e2e_tune", "model": model, "allocator": allocator, "s
                   "untuned_ms": b.get("tessera_ms"), "ort_ms": ort, "libtorch_ms": lt,
                   "ratio_vs_ort": ort / tuned if ort and tuned else None,
                   "ratio_vs_libtorch": lt / tuned if lt and tuned else None,
-                  "seconds_to_reach": reached}))
+                  "seconds_to_reach": reached, "final": final}))
 PY
 }
 
@@ -82,7 +92,10 @@ for m in "${models[@]}"; do
       echo "{\"case\": \"e2e_tune\", \"model\": \"$m\", \"allocator\": \"$a\", \"error\": \"no summary.json; see $dir.log\"}"
       continue
     fi
-    summarize "$dir/summary.json" "${baseline[$m]}" "$a" "$m"
+    log "$m, allocator $a: the tuned network against ORT and LibTorch, $final_rounds rounds"
+    final=$(TESSERA_E2E_THREADS=1 TESSERA_E2E_BUILD=0 TESSERA_E2E_RECORDS="$dir" TESSERA_E2E_ROUNDS="$final_rounds" \
+      "$root/bench/e2e.sh" "e2e_${m}_1t" | tail -n 1)
+    summarize "$dir/summary.json" "${baseline[$m]}" "$a" "$m" "$final"
     if [ -z "${tuned_dir[$m]:-}" ]; then
       tuned_dir[$m]=$dir
       tuned_ms[$m]=$(/usr/bin/python3 -c "import json; print(json.load(open('$dir/summary.json')).get('measured_ms', ''))")
