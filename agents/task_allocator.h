@@ -10,9 +10,10 @@
 //                window 3, beta 2.
 //   harl         after the same warm-up and one search round for every task (a bandit plays
 //                each arm once: a task left at its default schedule can look too light to
-//                try), the task whose next round should cut the estimate most per second: share of the estimate x expected relative gain of a round / its
-//                round time, the gain learned per task in a sliding window, shrunk toward the
-//                network's mean gain, with a UCB bonus (see HarlAllocator in the .cc).
+//                try), the task whose next round should cut the estimate most per second:
+//                share of the estimate x expected relative gain of a round / its round time,
+//                the gain learned per task in a sliding window, shrunk toward the network's
+//                mean gain, with a UCB bonus (see HarlAllocator in the .cc).
 // Exhausted tasks are never chosen.
 //
 // Adding an allocator: implement TaskAllocator in agents/<name>.{h,cc} (or here when small),
