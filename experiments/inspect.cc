@@ -25,7 +25,7 @@ namespace tessera::experiments {
 namespace {
 
 struct BestOfTask {
-  TaskSpec spec;
+  std::string name;
   schedule::ComputeDAG dag;
   runtime::MeasureRecord record;
   std::vector<schedule::Step> steps;
@@ -45,6 +45,27 @@ nlohmann::json summary_entry(const std::filesystem::path& dir, const std::string
   return nullptr;
 }
 
+// The run's tasks by name: its config's operators, or the fused tasks of its network.
+Result<std::vector<std::pair<std::string, schedule::ComputeDAG>>> tasks_of(const TuneConfig& config) {
+  std::vector<std::pair<std::string, schedule::ComputeDAG>> tasks;
+  if (!config.network.empty()) {
+    auto imported = graph::import_onnx(config.network);
+    if (!imported) return imported.error();
+    auto folded = graph::fold_constants(*imported);
+    if (!folded) return folded.error();
+    auto fused = graph::fuse(*folded);
+    if (!fused) return fused.error();
+    for (graph::FusedTask& t : fused->tasks) tasks.emplace_back(t.name, std::move(t.dag));
+    return tasks;
+  }
+  for (const TaskSpec& spec : config.tasks) {
+    auto dag = build_task(spec);
+    if (!dag) return dag.error();
+    tasks.emplace_back(spec.name, std::move(*dag));
+  }
+  return tasks;
+}
+
 // The best correct record of every task of the run, with its steps.
 Result<std::vector<BestOfTask>> load_bests(const std::string& run_dir, TuneConfig* config_out) {
   const std::filesystem::path dir(run_dir);
@@ -53,15 +74,16 @@ Result<std::vector<BestOfTask>> load_bests(const std::string& run_dir, TuneConfi
   auto file = runtime::read_records((dir / "records.jsonl").string());
   if (!file) return file.error();
   for (const std::string& w : file->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  auto tasks = tasks_of(*config);
+  if (!tasks) return tasks.error();
+  if (tasks->empty()) return make_error(run_dir + ": its config.yaml names no task and no network");
   std::vector<BestOfTask> bests;
-  for (const TaskSpec& spec : config->tasks) {
-    auto dag = build_task(spec);
-    if (!dag) return dag.error();
+  for (auto& [name, dag] : *tasks) {
     // The best the run reported (re-timed) if summary.json names it, else the fastest record.
-    const nlohmann::json entry = summary_entry(dir, spec.name);
+    const nlohmann::json entry = summary_entry(dir, name);
     std::optional<runtime::MeasureRecord> best, reported;
     for (const auto& r : file->records) {
-      if (r.workload_key != dag->workload_key() || r.error != runtime::MeasureError::kNone) continue;
+      if (r.workload_key != dag.workload_key() || r.error != runtime::MeasureError::kNone) continue;
       if (!best || r.median_cost() < best->median_cost()) best = r;
       if (!entry.is_null() && entry.contains("best_seconds_retimed") &&
           entry.value("best_sketch", "") == r.sketch && entry.value("best_knobs", nlohmann::json()) == r.knobs) {
@@ -69,16 +91,17 @@ Result<std::vector<BestOfTask>> load_bests(const std::string& run_dir, TuneConfi
       }
     }
     if (!best) {
-      std::fprintf(stderr, "%s: no correct measurement in %s\n", spec.name.c_str(), run_dir.c_str());
+      std::fprintf(stderr, "%s: no correct measurement in %s\n", name.c_str(), run_dir.c_str());
       continue;
     }
     const runtime::MeasureRecord& chosen = reported ? *reported : *best;
     auto steps = schedule::steps_from_json(chosen.steps);
-    if (!steps) return make_error(spec.name + ": the best record's steps: " + steps.error().message);
+    if (!steps) return make_error(name + ": the best record's steps: " + steps.error().message);
     double seconds = reported ? entry["best_seconds_retimed"].get<double>() : chosen.median_cost();
-    runtime::CreditBySource credit = runtime::credit_of(file->records, dag->workload_key());
-    bests.push_back({spec, std::move(*dag), chosen, std::move(*steps), seconds, reported.has_value(), std::move(credit)});
+    runtime::CreditBySource credit = runtime::credit_of(file->records, dag.workload_key());
+    bests.push_back({name, std::move(dag), chosen, std::move(*steps), seconds, reported.has_value(), std::move(credit)});
   }
+  if (bests.empty()) return make_error(run_dir + ": no task of the run has a correct record");
   *config_out = *config;
   return bests;
 }
@@ -94,7 +117,7 @@ int run_best(const std::string& run_dir) {
   }
   for (const BestOfTask& b : *bests) {
     double gflops = b.dag.flop_count() / b.reported_seconds * 1e-9;
-    std::printf("== %s\nworkload %s\nbest %.3f ms (%.1f GFLOP/s)", b.spec.name.c_str(),
+    std::printf("== %s\nworkload %s\nbest %.3f ms (%.1f GFLOP/s)", b.name.c_str(),
                 b.dag.workload_key().c_str(), b.reported_seconds * 1e3, gflops);
     if (b.retimed) {
       std::printf(" re-timed; %.3f ms (%.1f GFLOP/s) in search", b.record.median_cost() * 1e3,
@@ -129,7 +152,7 @@ int run_replay(const std::string& run_dir) {
   for (const BestOfTask& b : *bests) {
     auto check = runtime::make_measure_task(b.dag, config.seed);
     if (!check) {
-      std::fprintf(stderr, "%s: %s\n", b.spec.name.c_str(), check.error().message.c_str());
+      std::fprintf(stderr, "%s: %s\n", b.name.c_str(), check.error().message.c_str());
       ++failures;
       continue;
     }
@@ -138,7 +161,7 @@ int run_replay(const std::string& run_dir) {
     options.threads = config.threads;
     auto result = runner.measure(*check, builds[0], options);
     if (result.error != runtime::MeasureError::kNone) {
-      std::printf("%s: replay FAILED: %s: %s\n", b.spec.name.c_str(), runtime::to_string(result.error),
+      std::printf("%s: replay FAILED: %s: %s\n", b.name.c_str(), runtime::to_string(result.error),
                   result.message.c_str());
       ++failures;
       continue;
@@ -147,7 +170,7 @@ int run_replay(const std::string& run_dir) {
     double now = b.dag.flop_count() / result.median() * 1e-9;
     std::printf("%s: recompiled, checked against the reference (max error %.2e): reported %.1f GFLOP/s%s, "
                 "replayed %.1f GFLOP/s (%.2fx)\n",
-                b.spec.name.c_str(), result.max_error, recorded, b.retimed ? " (re-timed)" : "", now,
+                b.name.c_str(), result.max_error, recorded, b.retimed ? " (re-timed)" : "", now,
                 now / recorded);
   }
   return failures == 0 && !bests->empty() ? 0 : 1;

@@ -249,6 +249,14 @@ TEST(TuneNetwork, KilledAtRandomMomentsLosesAndRepeatsNothing) {
   EXPECT_EQ(summary["tasks"].size(), 4u);
   EXPECT_GT(summary.value("measured_ms", 0.0), 0.0) << "the network was not run with the tuned kernels";
   EXPECT_GT(summary.value("estimated_ms", 0.0), 0.0);
+  // `tessera best` reads a network run back (it used to find no task and print nothing): each
+  // fused task with its best schedule.
+  const fs::path best = root / "best.txt";
+  ASSERT_EQ(std::system(("'" + std::string(kTessera) + "' best '" + run.string() + "' > '" + best.string() + "'").c_str()), 0);
+  const std::string shown = read_file(best);
+  for (const auto& task : summary["tasks"]) {
+    EXPECT_NE(shown.find("== " + task.value("name", std::string("?")) + "\n"), std::string::npos) << shown;
+  }
   fs::remove_all(root);
 }
 
