@@ -49,24 +49,36 @@ void flatten_and(const Expr& e, std::vector<Expr>* parts) {
   }
 }
 
-// Whether `v` is tested by the condition of a select in `e`: a read under such a select runs only
-// where the condition holds, which a corner of `v` need not keep.
-bool select_tests(const Expr& e, const ExprNode* v) {
+bool reads(const Expr& e, const std::string& buffer) {
   if (!e.defined()) return false;
-  if (e->kind == ExprKind::kSelect && uses_var(e->operands[0], v)) return true;
-  return std::any_of(e->operands.begin(), e->operands.end(), [&](const Expr& o) { return select_tests(o, v); });
+  if (e->kind == ExprKind::kLoad && e->name == buffer) return true;
+  return std::any_of(e->operands.begin(), e->operands.end(), [&](const Expr& o) { return reads(o, buffer); });
+}
+
+// Whether a read of `buffer` in `e` sits under a select whose condition tests `v`: such a read
+// runs only where the condition holds, which a corner of `v` need not keep. (A read outside
+// every select, a depthwise conv's weight beside its padded input, runs at every point.)
+bool select_tests(const Expr& e, const ExprNode* v, const std::string& buffer) {
+  if (!e.defined()) return false;
+  if (e->kind == ExprKind::kSelect && uses_var(e->operands[0], v) &&
+      (reads(e->operands[1], buffer) || reads(e->operands[2], buffer))) {
+    return true;
+  }
+  return std::any_of(e->operands.begin(), e->operands.end(),
+                     [&](const Expr& o) { return select_tests(o, v, buffer); });
 }
 
 // `guards` for some value of each loop of the tile that `index` does not read (and no kept
 // branch or select of `value` tests): where every guard is linear in such a loop, all growing the same way, they
 // hold together at one end of it if anywhere, so it takes that end. A read at `index` is in
 // bounds where the result holds: the guards hold at a point that reads the same element.
-Expr for_some(const std::vector<Expr>& guards, const Expr& index, const Expr& value, const Scope& scope) {
+Expr for_some(const std::vector<Expr>& guards, const std::string& buffer, const Expr& index, const Expr& value,
+              const Scope& scope) {
   std::vector<Expr> parts;
   for (const Expr& g : guards) flatten_and(g, &parts);
   VarMap corners;
   for (const auto& [v, extent] : scope.tile_loops) {
-    if (uses_var(index, v) || select_tests(value, v) || std::any_of(scope.kept.begin(), scope.kept.end(),
+    if (uses_var(index, v) || select_tests(value, v, buffer) || std::any_of(scope.kept.begin(), scope.kept.end(),
                                           [&](const Expr& k) { return uses_var(k, v); })) {
       continue;
     }
@@ -97,7 +109,7 @@ Expr guarded_reads(const Expr& value, const std::vector<Expr>& guards, const Sco
       ok &= scope.in_local(load->name, index);
       return load;
     }
-    const Expr some = for_some(guards, index, value, scope);
+    const Expr some = for_some(guards, load->name, index, value, scope);
     if (scope.lane && uses_var(index, scope.lane)) {
       const Expr zero = is_float(load->dtype) ? float_imm(0.0, load->dtype) : Expr(int64_t{0});
       return select(some, load, zero);  // masked lanes read nothing
