@@ -45,6 +45,7 @@ const std::vector<Case>& all_cases() {
       // Every op-suite convolution and three more, harl against oneDNN (TESSERA_TRIALS,
       // TESSERA_CONVS, TESSERA_AGENT).
       {"conv_suite", [] { return run_conv_suite(env_int("TESSERA_TRIALS", 1000)); }},
+      {"conv_probe", [] { return run_conv_probe(); }},
       // 1,000 trials of evolutionary search on the learned proxy (TESSERA_TRIALS to change).
       {"evo_sgemm_1024_1t", [] { return run_search_sgemm("evolutionary", 1024, env_int("TESSERA_TRIALS", 1000)); }},
       // Tessera tunes CPU convolutions in NHWC (HWIO weights): channels vectorize without

@@ -49,6 +49,7 @@ nlohmann::json compare_with_onednn(const schedule::Conv2dParams& p, const schedu
 // Issue 20: every op-suite convolution and three more (conv + bias + relu), tuned by harl for
 // `trials` each and timed against oneDNN; a last line with the geometric mean (conv_suite_cases.cc).
 nlohmann::json run_conv_suite(int trials);
+nlohmann::json run_conv_probe();
 
 // The packed conv sketch on a grid of register tiles, each against oneDNN (conv_sweep_cases.cc).
 nlohmann::json run_packed_conv_sweep(const schedule::Conv2dParams& p);

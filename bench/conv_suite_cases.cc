@@ -4,12 +4,16 @@
 // alternately with oneDNN's convolution (the formats oneDNN picks, weights reordered outside
 // the timing; Tessera's packing also runs once, outside). One line per conv with the chosen
 // sketch and layouts, and a last line with the geometric mean of the ratios.
-// TESSERA_CONVS=name,... narrows the list.
+// TESSERA_CONVS=name,... narrows the list. conv_probe times one given schedule of one suite conv.
 #include <cmath>
 #include <cstdlib>
+#include <cstdio>
+#include <fstream>
 
 #include "bench/cases.h"
 #include "experiments/config.h"
+#include "runtime/kernel.h"
+#include "schedule/lower.h"
 #include "schedule/sketch.h"
 #include "schedule/state.h"
 
@@ -106,6 +110,50 @@ nlohmann::json run_conv_suite(int trials) {
   summary["baseline"] = "onednn";
   lines.push_back(std::move(summary));
   return lines;
+}
+
+// TESSERA_CONVS=name (one suite conv), TESSERA_PROBE_SKETCH=id, TESSERA_PROBE_KNOBS={"knob":
+// [factors], ...} as records write them: that one schedule compiled, checked and timed against
+// oneDNN. TESSERA_PROBE_IR=1 prints its loop nest to stderr; TESSERA_PROBE_OBJECT=FILE writes
+// its object code (for objdump -d).
+nlohmann::json run_conv_probe() {
+  auto convs = suite_convs();
+  if (!convs) return error_json(convs.error().message);
+  const char* only = std::getenv("TESSERA_CONVS");
+  const char* sketch_id = std::getenv("TESSERA_PROBE_SKETCH");
+  const char* knobs = std::getenv("TESSERA_PROBE_KNOBS");
+  if (!only || !sketch_id || !knobs) {
+    return error_json("set TESSERA_CONVS=name, TESSERA_PROBE_SKETCH=id and TESSERA_PROBE_KNOBS={json}");
+  }
+  for (const NamedConv& conv : *convs) {
+    if (conv.name != only) continue;
+    auto dag = schedule::conv2d_bias_relu(conv.params);
+    if (!dag) return error_json(dag.error().message);
+    for (const schedule::Sketch& sketch : schedule::generate_sketches(*dag)) {
+      if (sketch.id != sketch_id) continue;
+      auto values = sketch.knobs.from_json(nlohmann::json::parse(knobs));
+      if (!values) return error_json(values.error().message);
+      schedule::State state(*dag);
+      if (auto applied = state.apply_all(sketch.steps(*values)); !applied) return error_json(applied.error().message);
+      auto func = schedule::lower(state, "kernel");
+      if (!func) return error_json(func.error().message);
+      if (std::getenv("TESSERA_PROBE_IR")) std::fprintf(stderr, "%s\n", schedule::to_string(*func).c_str());
+      if (const char* object_path = std::getenv("TESSERA_PROBE_OBJECT")) {
+        auto object = runtime::compile_object(*func);
+        if (!object) return error_json(object.error().message);
+        std::ofstream(object_path, std::ios::binary) << object->bytes;
+      }
+      auto compiled = compile_and_check(*dag, sketch.steps(*values), 1);
+      if (!compiled) return error_json(compiled.error().message);
+      nlohmann::json line = compare_with_onednn(conv.params, *dag, *compiled, 1);
+      line["conv"] = conv.name;
+      line["sketch"] = sketch.id;
+      line["knobs"] = nlohmann::json::parse(knobs);
+      return line;
+    }
+    return error_json(std::string("no sketch ") + sketch_id + " for " + conv.name);
+  }
+  return error_json(std::string("no suite conv ") + only);
 }
 
 }  // namespace tessera::bench
