@@ -63,7 +63,7 @@ std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candi
       auto steps = schedule::steps_to_json(s.steps(c.knobs));
       auto record = runtime::make_record(dag_.workload_key(), dag_.summary(), s.id, steps,
                                          m.result, s.knobs.to_json(c.knobs));
-      record.target = options_.target;
+      record.target = record_target();
       record.source = c.source;
       record.hardware.gpu = options_.gpu_fingerprint;
       if (auto r = records_->append(record); !r) warnings_.push_back(r.error().message);
@@ -108,9 +108,14 @@ std::optional<Candidate> TuningTask::candidate_of(const runtime::MeasureRecord& 
   return std::nullopt;
 }
 
+std::string TuningTask::record_target() const {
+  return options_.measure.cold_constants ? options_.target + "+cold-constants" : options_.target;
+}
+
 int TuningTask::restore(const std::vector<runtime::MeasureRecord>& records) {
   int restored = 0;
   for (const runtime::MeasureRecord& r : records) {
+    if (r.target != record_target()) continue;
     auto c = candidate_of(r);
     if (!c || seen_.count(*c)) continue;
     runtime::MeasureResult result;

@@ -61,6 +61,8 @@ struct TaskOptions {
   std::shared_ptr<runtime::Measurer> measurer;
   // The cuda target: GPU sketches (schedule/sketch_gpu.h), a GPU measurer (runtime/cuda/), and
   // records naming `target` (e.g. "cuda-sm_90") and the GPU in their hardware fingerprint.
+  // Records timed with measure.cold_constants name "<target>+cold-constants"; a task restores
+  // only records of its own target, so warm and cold times never meet in one search.
   bool gpu = false;
   std::string target = "llvm-cpu";
   std::string gpu_fingerprint;
@@ -93,8 +95,10 @@ class TuningTask {
 
   // Takes back earlier measurements of this task (matching workload key, known sketch and
   // valid knobs) without measuring or recording them again: the unit of resume. Returns how
-  // many were restored; records of other tasks are ignored.
+  // many were restored; records of other tasks, or of another target or timing, are ignored.
   int restore(const std::vector<runtime::MeasureRecord>& records);
+  // The target this task's records name (TaskOptions::target, and the timing when cold).
+  std::string record_target() const;
 
   // A uniformly sampled candidate: a random sketch (or `sketch`), then every knob.
   Candidate sample(std::mt19937_64& rng, int sketch = -1) const;

@@ -362,9 +362,11 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     if (b["batch_size"]) TRY_ASSIGN(c.batch_size, r.integer(b["batch_size"], "budget.batch_size", 1));
   }
 
+  // A network run times each layer as the network runs it: its weights cold (runtime/measure.h).
+  if (!c.network.empty()) c.measure.cold_constants = true;
   if (const YAML::Node m = root["measure"]) {
     if (auto ok = r.only_keys(m, "measure", {"warmup", "warmup_ms", "number", "repeat", "min_repeat_ms", "flush_cache",
-                                             "compile_timeout_s", "run_timeout_s", "retime_top", "retime_rounds", "give_up_ratio"});
+                                             "cold_constants", "compile_timeout_s", "run_timeout_s", "retime_top", "retime_rounds", "give_up_ratio"});
         !ok) {
       return ok.error();
     }
@@ -377,6 +379,7 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     if (m["repeat"]) TRY_ASSIGN(o.repeat, r.integer(m["repeat"], "measure.repeat", 1));
     if (m["min_repeat_ms"]) TRY_ASSIGN(o.min_repeat_ms, r.number(m["min_repeat_ms"], "measure.min_repeat_ms", 0));
     if (m["flush_cache"]) TRY_ASSIGN(o.flush_cache, r.boolean(m["flush_cache"], "measure.flush_cache"));
+    if (m["cold_constants"]) TRY_ASSIGN(o.cold_constants, r.boolean(m["cold_constants"], "measure.cold_constants"));
     if (m["compile_timeout_s"]) TRY_ASSIGN(o.compile_timeout_s, r.number(m["compile_timeout_s"], "measure.compile_timeout_s", 0.1));
     if (m["run_timeout_s"]) TRY_ASSIGN(o.run_timeout_s, r.number(m["run_timeout_s"], "measure.run_timeout_s", 0.1));
     if (m["give_up_ratio"]) {
@@ -432,7 +435,7 @@ nlohmann::json resolved_config(const TuneConfig& c) {
           {"measure",
            {{"warmup", o.warmup}, {"warmup_ms", o.min_warmup_ms}, {"number", o.number},
             {"repeat", o.repeat}, {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
-            {"compile_timeout_s", o.compile_timeout_s}, {"run_timeout_s", o.run_timeout_s}, {"give_up_ratio", o.give_up_ratio},
+            {"cold_constants", o.cold_constants}, {"compile_timeout_s", o.compile_timeout_s}, {"run_timeout_s", o.run_timeout_s}, {"give_up_ratio", o.give_up_ratio},
             {"retime_top", c.retime_top}, {"retime_rounds", c.retime_rounds}}}};
   if (!c.plugins.empty()) out["plugins"] = c.plugins;
   out["mpi"] = {{"assume_identical_hardware", c.mpi_assume_identical_hardware}, {"hang_timeout_s", c.mpi_hang_timeout_s}};

@@ -80,7 +80,10 @@ Result<MeasureTask> make_measure_task(const schedule::ComputeDAG& dag, uint64_t 
   task.workload_key = dag.workload_key();
   task.tolerance = schedule::tolerance_for(dag);
   schedule::TensorValues inputs = schedule::random_inputs(dag, seed);
-  for (const schedule::Tensor& t : dag.inputs()) task.inputs.push_back(inputs.at(t->name));
+  for (const schedule::Tensor& t : dag.inputs()) {
+    task.inputs.push_back(inputs.at(t->name));
+    task.constant_inputs.push_back(t->is_constant);
+  }
   bool sample = false;
   for (const schedule::Tensor& out : dag.outputs()) {
     task.output_sizes.push_back(out.num_elements());

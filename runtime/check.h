@@ -27,6 +27,7 @@ struct OutputCheck {
 struct MeasureTask {
   std::string workload_key;
   std::vector<std::vector<float>> inputs;  // in argument order
+  std::vector<bool> constant_inputs;       // per input: a constant (weights), as the DAG marks it
   std::vector<int64_t> output_sizes;       // in argument order, after the inputs
   std::vector<OutputCheck> checks;         // one per output
   double tolerance = 0;

@@ -91,6 +91,7 @@ class Kernel {
 
   const std::vector<schedule::KernelArgument>& arguments() const;
   const std::vector<schedule::KernelArgument>& packed() const;
+  void* const* packed_buffers() const { return packed_; }  // the kernel's own, packed() order
   double compile_ms() const;
   const std::string& llvm_ir() const;  // empty unless CompileOptions::keep_llvm_ir
 

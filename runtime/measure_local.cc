@@ -8,6 +8,18 @@
 
 namespace tessera::runtime {
 
+std::vector<ColdBuffer> constant_buffers(const Kernel& kernel, const MeasureTask& task, const std::vector<void*>& args) {
+  std::vector<ColdBuffer> out;
+  for (size_t i = 0; i < task.constant_inputs.size() && i < task.inputs.size() && i < args.size(); ++i) {
+    if (task.constant_inputs[i]) out.push_back({args[i], task.inputs[i].size() * sizeof(float)});
+  }
+  const auto& packed = kernel.packed();
+  for (size_t i = 0; i < packed.size(); ++i) {
+    out.push_back({kernel.packed_buffers()[i], static_cast<size_t>(packed[i].size) * sizeof(float)});
+  }
+  return out;
+}
+
 MeasureResult measure_loaded_kernel(const Kernel& kernel, const MeasureTask& task,
                                     const MeasureOptions& options) {
   MeasureResult result;
@@ -49,6 +61,12 @@ MeasureResult measure_loaded_kernel(const Kernel& kernel, const MeasureTask& tas
   timing_options.flush_cache = options.flush_cache;
   timing_options.give_up_seconds = options.give_up_seconds;
   timing_options.first_call_seconds = check->call_seconds;
+  const std::vector<ColdBuffer> cold = options.cold_constants ? constant_buffers(kernel, task, args) : std::vector<ColdBuffer>{};
+  if (!cold.empty()) {
+    timing_options.before_each_call = [&cold] {
+      for (const ColdBuffer& b : cold) evict_from_caches(b.data, b.bytes);
+    };
+  }
   result.costs = time_callable([&] { kernel.run_unchecked(args.data()); }, timing_options).seconds;
   return result;
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 
@@ -26,10 +27,36 @@ void flush_caches() {
 
 }  // namespace
 
+__attribute__((target("clflushopt"))) static void evict_lines_opt(const char* begin, const char* end) {
+  for (const char* p = begin; p < end; p += 64) __builtin_ia32_clflushopt(p);
+  __builtin_ia32_sfence();
+}
+
+void evict_from_caches(const void* data, size_t bytes) {
+  if (bytes == 0) return;
+  const auto start = reinterpret_cast<uintptr_t>(data) & ~uintptr_t{63};
+  const char* begin = reinterpret_cast<const char*>(start);
+  const char* end = static_cast<const char*>(data) + bytes;
+  static const bool has_clflushopt = __builtin_cpu_supports("clflushopt");
+  if (has_clflushopt) return evict_lines_opt(begin, end);
+  for (const char* p = begin; p < end; p += 64) __builtin_ia32_clflush(p);
+  __builtin_ia32_mfence();
+}
+
 Timing time_callable(const std::function<void()>& call, const TimingOptions& options) {
   using Clock = std::chrono::steady_clock;
   auto run = [&](int calls) {
     if (options.flush_cache) flush_caches();
+    if (options.before_each_call) {
+      double total = 0;
+      for (int i = 0; i < calls; ++i) {
+        options.before_each_call();
+        const auto start = Clock::now();
+        call();
+        total += std::chrono::duration<double>(Clock::now() - start).count();
+      }
+      return total;
+    }
     auto start = Clock::now();
     for (int i = 0; i < calls; ++i) call();
     return std::chrono::duration<double>(Clock::now() - start).count();
@@ -50,6 +77,7 @@ Timing time_callable(const std::function<void()>& call, const TimingOptions& opt
   const auto warm_start = Clock::now();
   double fastest_call = std::numeric_limits<double>::infinity();
   auto warm_call = [&] {
+    if (options.before_each_call) options.before_each_call();
     const auto start = Clock::now();
     call();
     fastest_call = std::min(fastest_call, std::chrono::duration<double>(Clock::now() - start).count());

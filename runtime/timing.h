@@ -20,6 +20,9 @@ struct TimingOptions {
   int repeats = 5;
   double min_repeat_ms = 100;
   bool flush_cache = false;   // write a buffer larger than the last-level cache before each repeat
+  // Run before every call (warm-up and repeats), outside its timed span; each call is then timed
+  // on its own. Measuring with cold constants sets it to evict the weights (evict_from_caches).
+  std::function<void()> before_each_call;
   // When the fastest warm-up call, or else the first repeat, costs more than this per call,
   // timing stops there (that call or repeat is the one cost): a candidate that loses that badly
   // needs no more precise time (0: always every repeat).
@@ -40,6 +43,11 @@ struct TimingOptions {
 // kMinColdCallToJudge are never judged: the clock's ramp and page faults could be most of them.
 inline constexpr double kColdCallMargin = 5.0;
 inline constexpr double kMinColdCallToJudge = 1e-3;
+
+// Writes back and evicts `bytes` from `data` out of every cache level (clflushopt per line),
+// so the next read of them comes from memory, as a network's weights do: each layer's weights
+// are read once per inference, and all of them together are far past the last-level cache.
+void evict_from_caches(const void* data, size_t bytes);
 
 // The median of `values` (0 when empty): the statistic every reported time uses.
 double median(std::vector<double> values);

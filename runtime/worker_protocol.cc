@@ -99,6 +99,7 @@ Message task_message(const MeasureTask& task) {
               {"workload_key", task.workload_key},
               {"tolerance", task.tolerance},
               {"inputs", task.inputs.size()},
+              {"constant_inputs", task.constant_inputs},
               {"output_sizes", task.output_sizes}};
   for (const auto& input : task.inputs) m.blobs.push_back(bytes_of(input));
   for (const OutputCheck& check : task.checks) {
@@ -115,6 +116,7 @@ Result<MeasureTask> task_from_message(const Message& m) {
     task.tolerance = m.header.at("tolerance").get<double>();
     size_t inputs = m.header.at("inputs").get<size_t>();
     task.output_sizes = m.header.at("output_sizes").get<std::vector<int64_t>>();
+    task.constant_inputs = m.header.value("constant_inputs", std::vector<bool>{});
     if (m.blobs.size() != inputs + 2 * task.output_sizes.size()) return make_error("malformed task message");
     for (size_t i = 0; i < inputs; ++i) task.inputs.push_back(vector_of<float>(m.blobs[i]));
     for (size_t o = 0; o < task.output_sizes.size(); ++o) {
@@ -130,7 +132,7 @@ Result<MeasureTask> task_from_message(const Message& m) {
 nlohmann::json options_to_json(const MeasureOptions& o) {
   return {{"warmup", o.warmup}, {"min_warmup_ms", o.min_warmup_ms}, {"number", o.number}, {"repeat", o.repeat},
           {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
-          {"threads", o.threads}, {"give_up_seconds", o.give_up_seconds}};
+          {"cold_constants", o.cold_constants}, {"threads", o.threads}, {"give_up_seconds", o.give_up_seconds}};
 }
 
 Result<MeasureOptions> options_from_json(const nlohmann::json& j) {
@@ -142,6 +144,7 @@ Result<MeasureOptions> options_from_json(const nlohmann::json& j) {
     o.repeat = j.at("repeat").get<int>();
     o.min_repeat_ms = j.at("min_repeat_ms").get<double>();
     o.flush_cache = j.at("flush_cache").get<bool>();
+    o.cold_constants = j.value("cold_constants", false);
     o.threads = j.at("threads").get<int>();
     o.give_up_seconds = j.value("give_up_seconds", 0.0);
   } catch (const nlohmann::json::exception& e) {

@@ -296,6 +296,45 @@ TEST(TuneNetwork, PureTransferFromAnotherModelsRunRepeatsNothing) {
   fs::remove_all(root);
 }
 
+// A network run times its constants cold (measure.cold_constants, on by default for networks).
+// Warm records of the same tasks in its directory (here a run with it off; a single-op run's
+// are the same) are not restored as if comparable, nor ignored: each task's fastest warm
+// schedule is measured again, cold, before any search.
+TEST(TuneNetwork, WarmRecordsAreMeasuredAgainColdNotRestored) {
+  const fs::path root = fs::temp_directory_path() / ("tessera_cold_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const std::string model = std::string(TESSERA_SOURCE_DIR) + "/tests/integration/models/tiny_cnn.onnx";
+  const fs::path run = root / "run";
+  std::vector<std::string> args = {kTessera, "tune", model, "--set", "run_dir=" + run.string(), "--set",
+                                   "search.agent=random", "--budget.trials=24", "--budget.batch_size=6",
+                                   "--measure.retime_top=0", "--measure.cold_constants=false"};
+  std::string said;
+  ASSERT_EQ(run_capturing(args, root / "err1.txt", &said), 0) << said;
+  args.pop_back();  // the network default: cold
+  ASSERT_EQ(run_capturing(args, root / "err2.txt", &said), 0) << said;
+  EXPECT_NE(said.find("timed with warm constants are not restored"), std::string::npos) << said;
+  auto file = tessera::runtime::read_records((run / "records.jsonl").string());
+  ASSERT_TRUE(file) << file.error().message;
+  std::map<std::string, const tessera::runtime::MeasureRecord*> warm_best;
+  std::set<std::string> cold;
+  for (const auto& r : file->records) {
+    if (r.error != tessera::runtime::MeasureError::kNone) continue;
+    if (r.target == "llvm-cpu+cold-constants") {
+      cold.insert(r.workload_key + " " + r.sketch + " " + r.knobs.dump());
+    } else if (r.target == "llvm-cpu") {
+      auto& best = warm_best[r.workload_key];
+      if (!best || r.median_cost() < best->median_cost()) best = &r;
+    }
+  }
+  EXPECT_EQ(warm_best.size(), 4u);
+  for (const auto& [key, r] : warm_best) {
+    EXPECT_TRUE(cold.count(key + " " + r->sketch + " " + r->knobs.dump())) << "the fastest warm schedule of " << key
+                                                                            << " was not measured cold";
+  }
+  fs::remove_all(root);
+}
+
 TEST(TuneResume, RefusedConfigWritesNothing) {
   const fs::path root = fs::temp_directory_path() / ("tessera_refused_" + std::to_string(::getpid()));
   fs::create_directories(root);

@@ -96,6 +96,24 @@ TEST(Transfer, SkipsWhatTheTaskHasMeasured) {
   for (const TransferPick& p : again) EXPECT_FALSE(task->measured(p.candidate));
 }
 
+// Bug caught: a run resumed with measure.cold_constants took back warm timings (or the other
+// way round), and compared times no single mode measured.
+TEST(Transfer, ARunRestoresOnlyRecordsTimedTheWayItTimes) {
+  auto warm = conv_task(14);
+  auto records = records_of(*warm, 4, 5);
+  auto dag = schedule::make_op("conv2d", {{"n", 1}, {"c", 16}, {"h", 14}, {"w", 14}, {"k", 32}, {"r", 3}, {"s", 3}, {"pad", 1}});
+  TaskOptions options;
+  options.measurable = false;
+  options.measure.cold_constants = true;
+  auto cold = TuningTask::create(*dag, options);
+  ASSERT_TRUE(cold) << cold.error().message;
+  EXPECT_EQ((*cold)->record_target(), "llvm-cpu+cold-constants");
+  EXPECT_EQ((*cold)->restore(records), 0);
+  for (auto& r : records) r.target = (*cold)->record_target();
+  EXPECT_EQ((*cold)->restore(records), 5);
+  EXPECT_EQ(warm->restore(records), 0);
+}
+
 // Records of another machine would pose as timings of this one: they are counted and dropped.
 TEST(Transfer, ReadsOnlyThisMachinesCorrectRecords) {
   auto task = conv_task(14);
