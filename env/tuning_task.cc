@@ -109,7 +109,7 @@ std::optional<Candidate> TuningTask::candidate_of(const runtime::MeasureRecord& 
 }
 
 std::string TuningTask::record_target() const {
-  return options_.measure.cold_constants ? options_.target + "+cold-constants" : options_.target;
+  return options_.measure.cold_constants ? options_.target + runtime::kColdConstantsSuffix : options_.target;
 }
 
 int TuningTask::restore(const std::vector<runtime::MeasureRecord>& records) {

@@ -62,7 +62,8 @@ struct TaskOptions {
   // The cuda target: GPU sketches (schedule/sketch_gpu.h), a GPU measurer (runtime/cuda/), and
   // records naming `target` (e.g. "cuda-sm_90") and the GPU in their hardware fingerprint.
   // Records timed with measure.cold_constants name "<target>+cold-constants"; a task restores
-  // only records of its own target, so warm and cold times never meet in one search.
+  // only records of its own target, so warm and cold times never meet in one search (and the
+  // executor ranks cold ones first: runtime/record_bests.h).
   bool gpu = false;
   std::string target = "llvm-cpu";
   std::string gpu_fingerprint;

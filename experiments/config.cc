@@ -363,7 +363,7 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
   }
 
   // A network run times each layer as the network runs it: its weights cold (runtime/measure.h).
-  if (!c.network.empty()) c.measure.cold_constants = true;
+  if (!c.network.empty() && c.target_kind != "cuda") c.measure.cold_constants = true;
   if (const YAML::Node m = root["measure"]) {
     if (auto ok = r.only_keys(m, "measure", {"warmup", "warmup_ms", "number", "repeat", "min_repeat_ms", "flush_cache",
                                              "cold_constants", "compile_timeout_s", "run_timeout_s", "retime_top", "retime_rounds", "give_up_ratio"});
@@ -379,7 +379,12 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     if (m["repeat"]) TRY_ASSIGN(o.repeat, r.integer(m["repeat"], "measure.repeat", 1));
     if (m["min_repeat_ms"]) TRY_ASSIGN(o.min_repeat_ms, r.number(m["min_repeat_ms"], "measure.min_repeat_ms", 0));
     if (m["flush_cache"]) TRY_ASSIGN(o.flush_cache, r.boolean(m["flush_cache"], "measure.flush_cache"));
-    if (m["cold_constants"]) TRY_ASSIGN(o.cold_constants, r.boolean(m["cold_constants"], "measure.cold_constants"));
+    if (m["cold_constants"]) {
+      TRY_ASSIGN(o.cold_constants, r.boolean(m["cold_constants"], "measure.cold_constants"));
+      if (o.cold_constants && c.target_kind == "cuda") {
+        return r.error(m["cold_constants"], "measure.cold_constants", "is for the cpu target (the GPU measurer times its calls warm)");
+      }
+    }
     if (m["compile_timeout_s"]) TRY_ASSIGN(o.compile_timeout_s, r.number(m["compile_timeout_s"], "measure.compile_timeout_s", 0.1));
     if (m["run_timeout_s"]) TRY_ASSIGN(o.run_timeout_s, r.number(m["run_timeout_s"], "measure.run_timeout_s", 0.1));
     if (m["give_up_ratio"]) {

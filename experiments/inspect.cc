@@ -84,7 +84,7 @@ Result<std::vector<BestOfTask>> load_bests(const std::string& run_dir, TuneConfi
     std::optional<runtime::MeasureRecord> best, reported;
     for (const auto& r : file->records) {
       if (r.workload_key != dag.workload_key() || r.error != runtime::MeasureError::kNone) continue;
-      if (!best || r.median_cost() < best->median_cost()) best = r;
+      if (!best || ranks_before(r, *best)) best = r;  // cold times first, as the executor ranks
       if (!entry.is_null() && entry.contains("best_seconds_retimed") &&
           entry.value("best_sketch", "") == r.sketch && entry.value("best_knobs", nlohmann::json()) == r.knobs) {
         reported = r;

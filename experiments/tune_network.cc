@@ -124,8 +124,8 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     network.push_back({f.name, tag, f.dag.flop_count(), f.weight});
     slots.push_back({&f, std::move(*task), std::move(*agent), {}});
   }
-  // Records of the same tasks timed the other way (warm, by single-op runs, when this run times
-  // its constants cold; measure.cold_constants) are not restored: their times do not compare.
+  // Records of this run's file timed the other way (warm, from before measure.cold_constants or
+  // by a single-op run sharing the directory) are not restored: their times do not compare.
   // Their fastest schedules are measured first instead, so no task starts again from zero.
   std::vector<runtime::MeasureRecord> other_timing;
   for (const runtime::MeasureRecord& r : *earlier) {
@@ -133,19 +133,19 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
       other_timing.push_back(r);
     }
   }
-  if (!other_timing.empty()) {
-    int picked = 0;
-    for (TaskSlot& slot : slots) {
-      for (const env::TransferPick& pick : env::transfer_candidates(*slot.tuning, other_timing)) {
-        if (!pick.exact) continue;
-        slot.transfer.push_back(pick.candidate);
-        slot.transfer.back().source = "transfer";
-        ++picked;
-      }
+  int picked_other_timing = 0;
+  for (TaskSlot& slot : slots) {
+    for (const env::TransferPick& pick : env::transfer_candidates(*slot.tuning, other_timing)) {
+      if (!pick.exact) continue;
+      slot.transfer.push_back(pick.candidate);
+      slot.transfer.back().source = "transfer";
+      ++picked_other_timing;
     }
+  }
+  if (picked_other_timing > 0) {
     log.say("records: " + std::to_string(other_timing.size()) + " timed " +
             (config.measure.cold_constants ? "with warm constants" : "with cold constants") +
-            " are not restored; their fastest " + std::to_string(picked) + " schedules of this network's tasks are measured first");
+             " are not restored; their fastest " + std::to_string(picked_other_timing) + " schedules of this network's tasks are measured first");
   }
   if (!config.transfer.empty()) {
     int other_machines = 0, picked = 0, exact = 0, seeded = 0;

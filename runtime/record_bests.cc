@@ -37,7 +37,7 @@ Result<RecordBests> load_record_bests(const std::string& path) {
         continue;
       }
       auto found = bests.by_workload.find(r.workload_key);
-      if (found == bests.by_workload.end() || r.median_cost() < found->second.median_cost()) {
+      if (found == bests.by_workload.end() || ranks_before(r, found->second)) {
         bests.by_workload[r.workload_key] = std::move(r);
       }
     }

@@ -28,7 +28,17 @@ std::string utc_now() {
 
 }  // namespace
 
+bool MeasureRecord::timed_cold() const {
+  const std::string suffix = kColdConstantsSuffix;
+  return target.size() >= suffix.size() && target.compare(target.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 double MeasureRecord::median_cost() const { return median(costs); }
+
+bool ranks_before(const MeasureRecord& a, const MeasureRecord& b) {
+  if (a.timed_cold() != b.timed_cold()) return a.timed_cold();
+  return a.median_cost() < b.median_cost();
+}
 
 MeasureRecord make_record(const std::string& workload_key, const std::string& workload,
                           const std::string& sketch, nlohmann::json steps,

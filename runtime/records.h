@@ -22,6 +22,10 @@ namespace tessera::runtime {
 
 inline constexpr int kRecordFormatVersion = 1;
 
+// What a record's target ends with when its kernel was timed with its constants evicted before
+// every call (MeasureOptions::cold_constants): "llvm-cpu+cold-constants".
+inline constexpr const char* kColdConstantsSuffix = "+cold-constants";
+
 struct MeasureRecord {
   int format_version = kRecordFormatVersion;
   std::string workload_key;
@@ -40,7 +44,13 @@ struct MeasureRecord {
   std::string measured_by;       // the MPI rank that measured it (mpi/); empty: the process that wrote it
 
   double median_cost() const;    // 0 when there are no costs
+  bool timed_cold() const;       // target ends with kColdConstantsSuffix
 };
+
+// Whether correct record `a` is the better schedule of its workload than `b`: timed cold when
+// `b` is not (a time with the weights cold is the network's; a warm one is always the lower and
+// never compares with it), else faster.
+bool ranks_before(const MeasureRecord& a, const MeasureRecord& b);
 
 // A record for a result measured on this machine, stamped now.
 MeasureRecord make_record(const std::string& workload_key, const std::string& workload,

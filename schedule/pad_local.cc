@@ -69,7 +69,7 @@ bool select_tests(const Expr& e, const ExprNode* v, const std::string& buffer) {
 }
 
 // `guards` for some value of each loop of the tile that `index` does not read (and no kept
-// branch or select of `value` tests): where every guard is linear in such a loop, all growing the same way, they
+// branch tests, nor a select around a read of `buffer` in `value`): where every guard is linear in such a loop, all growing the same way, they
 // hold together at one end of it if anywhere, so it takes that end. A read at `index` is in
 // bounds where the result holds: the guards hold at a point that reads the same element.
 Expr for_some(const std::vector<Expr>& guards, const std::string& buffer, const Expr& index, const Expr& value,

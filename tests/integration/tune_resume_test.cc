@@ -318,16 +318,19 @@ TEST(TuneNetwork, WarmRecordsAreMeasuredAgainColdNotRestored) {
   ASSERT_TRUE(file) << file.error().message;
   std::map<std::string, const tessera::runtime::MeasureRecord*> warm_best;
   std::set<std::string> cold;
+  int carried = 0;  // warm schedules measured again, cold, before any search
   for (const auto& r : file->records) {
     if (r.error != tessera::runtime::MeasureError::kNone) continue;
     if (r.target == "llvm-cpu+cold-constants") {
       cold.insert(r.workload_key + " " + r.sketch + " " + r.knobs.dump());
+      carried += r.source == "transfer";
     } else if (r.target == "llvm-cpu") {
       auto& best = warm_best[r.workload_key];
       if (!best || r.median_cost() < best->median_cost()) best = &r;
     }
   }
   EXPECT_EQ(warm_best.size(), 4u);
+  EXPECT_GT(carried, 0) << "no warm schedule was carried over (a warm best that is a default schedule is measured anyway)";
   for (const auto& [key, r] : warm_best) {
     EXPECT_TRUE(cold.count(key + " " + r->sketch + " " + r->knobs.dump())) << "the fastest warm schedule of " << key
                                                                             << " was not measured cold";

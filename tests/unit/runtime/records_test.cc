@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "runtime/record_bests.h"
 #include "runtime/records.h"
 
 namespace tessera::testing {
@@ -92,6 +93,29 @@ TEST(Records, ReaderSkipsBadLinesWithTheirLineNumbers) {
             std::string::npos);
   EXPECT_EQ(file->warnings[3],
             path + ":7: incomplete last line (the run was killed while writing it); skipped");
+  std::filesystem::remove(path);
+}
+
+// Bug caught: the executor (and tessera best) took a workload's fastest record whatever its
+// timing, so a warm record from an earlier run outranked every cold one of a network run.
+TEST(Records, TheNetworkPicksColdTimedRecordsBeforeWarmOnes) {
+  const std::string path = temp_path("cold_warm.jsonl");
+  std::filesystem::remove(path);
+  MeasureRecord warm = sample(1e-3), cold = sample(2e-3), faster_cold = sample(1.5e-3);
+  cold.target = faster_cold.target = std::string("llvm-cpu") + runtime::kColdConstantsSuffix;
+  cold.sketch = "cold";
+  faster_cold.sketch = "faster_cold";
+  EXPECT_TRUE(cold.timed_cold());
+  EXPECT_FALSE(warm.timed_cold());
+  {
+    auto writer = runtime::RecordWriter::open(path);
+    ASSERT_TRUE(writer.ok()) << writer.error().message;
+    for (const MeasureRecord& r : {warm, cold, faster_cold}) ASSERT_TRUE(writer->append(r).ok());
+  }
+  auto bests = runtime::load_record_bests(path);
+  ASSERT_TRUE(bests.ok()) << bests.error().message;
+  ASSERT_EQ(bests->by_workload.size(), 1u);
+  EXPECT_EQ(bests->by_workload.begin()->second.sketch, "faster_cold");  // cold first, then fastest
   std::filesystem::remove(path);
 }
 
