@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/config.h"
+#include "experiments/run_tasks.h"
 #include "graph/fold.h"
 #include "graph/fuse.h"
 #include "graph/onnx/import.h"
@@ -45,27 +46,6 @@ nlohmann::json summary_entry(const std::filesystem::path& dir, const std::string
   return nullptr;
 }
 
-// The run's tasks by name: its config's operators, or the fused tasks of its network.
-Result<std::vector<std::pair<std::string, schedule::ComputeDAG>>> tasks_of(const TuneConfig& config) {
-  std::vector<std::pair<std::string, schedule::ComputeDAG>> tasks;
-  if (!config.network.empty()) {
-    auto imported = graph::import_onnx(config.network);
-    if (!imported) return imported.error();
-    auto folded = graph::fold_constants(*imported);
-    if (!folded) return folded.error();
-    auto fused = graph::fuse(*folded);
-    if (!fused) return fused.error();
-    for (graph::FusedTask& t : fused->tasks) tasks.emplace_back(t.name, std::move(t.dag));
-    return tasks;
-  }
-  for (const TaskSpec& spec : config.tasks) {
-    auto dag = build_task(spec);
-    if (!dag) return dag.error();
-    tasks.emplace_back(spec.name, std::move(*dag));
-  }
-  return tasks;
-}
-
 // The best correct record of every task of the run, with its steps.
 Result<std::vector<BestOfTask>> load_bests(const std::string& run_dir, TuneConfig* config_out) {
   const std::filesystem::path dir(run_dir);
@@ -74,7 +54,7 @@ Result<std::vector<BestOfTask>> load_bests(const std::string& run_dir, TuneConfi
   auto file = runtime::read_records((dir / "records.jsonl").string());
   if (!file) return file.error();
   for (const std::string& w : file->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-  auto tasks = tasks_of(*config);
+  auto tasks = run_tasks(*config);
   if (!tasks) return tasks.error();
   if (tasks->empty()) return make_error(run_dir + ": its config.yaml names no task and no network");
   std::vector<BestOfTask> bests;

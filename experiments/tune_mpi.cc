@@ -6,10 +6,8 @@
 #include <memory>
 
 #include "experiments/run_outputs.h"
+#include "experiments/run_tasks.h"
 #include "experiments/tune.h"
-#include "graph/fold.h"
-#include "graph/fuse.h"
-#include "graph/onnx/import.h"
 #include "mpi/remote_measurer.h"
 #include "mpi/serve.h"
 #include "runtime/local_measurer.h"
@@ -19,22 +17,10 @@ namespace {
 
 // Every workload the job can send, by key: the config's tasks, or the model's fused tasks.
 Result<std::map<std::string, schedule::ComputeDAG>> job_workloads(const TuneConfig& config) {
+  auto tasks = run_tasks(config);
+  if (!tasks) return tasks.error();
   std::map<std::string, schedule::ComputeDAG> out;
-  if (!config.network.empty()) {
-    auto imported = graph::import_onnx(config.network);
-    if (!imported) return imported.error();
-    auto folded = graph::fold_constants(*imported);
-    if (!folded) return folded.error();
-    auto fused = graph::fuse(*folded);
-    if (!fused) return fused.error();
-    for (const graph::FusedTask& task : fused->tasks) out.emplace(task.dag.workload_key(), task.dag);
-    return out;
-  }
-  for (const TaskSpec& spec : config.tasks) {
-    auto dag = build_task(spec);
-    if (!dag) return make_error("task '" + spec.name + "': " + dag.error().message);
-    out.emplace(dag->workload_key(), *dag);
-  }
+  for (const RunTask& task : *tasks) out.emplace(task.dag.workload_key(), task.dag);
   return out;
 }
 
