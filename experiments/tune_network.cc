@@ -145,7 +145,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   if (picked_other_timing > 0) {
     log.say("records: " + std::to_string(other_timing.size()) + " timed " +
             (config.measure.cold_constants ? "with warm constants" : "with cold constants") +
-             " are not restored; their fastest " + std::to_string(picked_other_timing) + " schedules of this network's tasks are measured first");
+            " are not restored; their fastest " + std::to_string(picked_other_timing) + " schedules of this network's tasks are measured first");
   }
   if (!config.transfer.empty()) {
     int other_machines = 0, picked = 0, exact = 0, seeded = 0;

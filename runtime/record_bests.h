@@ -4,7 +4,8 @@
 // Records come from a records.jsonl file or a directory (every *.jsonl file under it, e.g. a
 // run directory or a folder of runs). Only correct measurements (no error class) whose
 // hardware fingerprint is this machine's count; of those, the one with the lowest median cost
-// per workload key wins, among records timed with cold constants if the workload has any. Corrupt lines are skipped and reported as warnings, not errors.
+// per workload key wins, among records timed with cold constants if the workload has any
+// (ranks_before). Corrupt lines are skipped and reported as warnings, not errors.
 #pragma once
 
 #include <map>
