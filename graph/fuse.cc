@@ -8,6 +8,7 @@
 #include <set>
 
 #include "graph/op_compute.h"
+#include "schedule/collapse_pixels.h"
 
 namespace tessera::graph {
 namespace {
@@ -261,7 +262,9 @@ Result<BuiltGroup> build_group(const Graph& g, const Group& group, const std::ve
     summary += (i ? "," : "") + shape_text(inputs[i]->shape);
   auto dag = schedule::ComputeDAG::make(summary, inputs, outputs);
   if (!dag) return g.node_error(g.nodes[group.nodes.front()], dag.error().message);
-  built.dag = std::move(*dag);
+  // A pointwise conv's task indexes its pixels as one axis (same buffers, whole vectors).
+  auto pixels_as_one_axis = schedule::collapse_pixel_axes(*dag);
+  built.dag = pixels_as_one_axis ? std::move(*pixels_as_one_axis) : std::move(*dag);
   built.occurrence.nodes = group.nodes;
   return built;
 }

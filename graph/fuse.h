@@ -6,7 +6,8 @@
 // in a group of injective/elementwise producers read only by it; reductions (softmax, layer-norm's decomposition, pooling) and
 // injective ops join their producers' anchor-free groups. At most one anchor per group, and
 // every group stays convex (no path leaves it and comes back). Each group becomes a
-// schedule::ComputeDAG; groups with the same workload key (and the same constant inputs) are
+// schedule::ComputeDAG (its pixel axes collapsed into one where every access allows it, as in a
+// pointwise conv's task: schedule/collapse_pixels.h); groups with the same workload key (and the same constant inputs) are
 // one task whose weight is its occurrence count. Each occurrence keeps the graph tensors bound
 // to the DAG's inputs and outputs, so an executor can run the network task by task.
 #pragma once
