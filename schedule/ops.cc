@@ -11,6 +11,8 @@
 #include <string_view>
 #include <utility>
 
+#include "schedule/collapse_pixels.h"
+
 namespace tessera::schedule {
 namespace {
 
@@ -304,7 +306,7 @@ Result<Tensor> conv2d_compute(const Tensor& x, const Tensor& weight, const Conv2
                 });
 }
 
-Result<ComputeDAG> conv2d(const Conv2dParams& p) {
+Result<ComputeDAG> conv2d(const Conv2dParams& p, bool pixels_as_one_axis) {
   int64_t out_h = 0, out_w = 0;
   if (auto valid = validate_conv2d(p, &out_h, &out_w); !valid) return valid.error();
   Tensor x = placeholder("X", conv2d_input_shape(p));
@@ -323,7 +325,10 @@ Result<ComputeDAG> conv2d(const Conv2dParams& p) {
   }
   summary << " dilation=" << p.dilation_h << "," << p.dilation_w << " groups=" << p.groups
           << " layout=" << (nchw ? "NCHW" : "NHWC");
-  return ComputeDAG::make(summary.str(), {x, weight}, {*conv});
+  auto dag = ComputeDAG::make(summary.str(), {x, weight}, {*conv});
+  if (!dag || !pixels_as_one_axis) return dag;
+  if (auto collapsed = collapse_pixel_axes(*dag)) return std::move(*collapsed);
+  return dag;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -41,14 +41,17 @@ struct Conv2dParams {
   int64_t pad_bottom = -1, pad_right = -1;  // -1: symmetric (pad_h / pad_w)
 };
 // Stages: X (input), W (weights: [K, C/groups, R, S] for NCHW, [R, S, C/groups, K] for NHWC),
-// pad (when padding is non-zero), conv (output).
-Result<ComputeDAG> conv2d(const Conv2dParams& p);
+// pad (when padding is non-zero), conv (output). A pointwise conv (1x1, stride 1, no padding)
+// in NCHW indexes its pixels as one axis "hw" (X [N, C, H*W], conv [N, K, H*W], the same
+// bytes; collapse_pixels.h), as network tasks do, unless `pixels_as_one_axis` is false (for
+// builders that add stages first and collapse the whole DAG after).
+Result<ComputeDAG> conv2d(const Conv2dParams& p, bool pixels_as_one_axis = true);
 // The conv stage (and its "pad" stage when padded) over given input and weight tensors, for
 // builders that compose ops (graph/ fusion). The shapes of `x` and `w` must match `p`.
 Result<Tensor> conv2d_compute(const Tensor& x, const Tensor& w, const Conv2dParams& p);
 
 // Fused epilogues: Y = relu(conv + bias[k]) with bias of out_channels; stages X, W, bias, pad
-// (when padded), conv, Y.
+// (when padded), conv, Y; a pointwise conv's pixels as one axis, as conv2d.
 Result<ComputeDAG> conv2d_bias_relu(const Conv2dParams& p);
 // Y[M,N] = gelu(X[M,K] * W[N,K]^T + bias[N]) (exact erf form); stages X, W, bias, dense, Y.
 Result<ComputeDAG> dense_bias_gelu(int64_t m, int64_t n, int64_t k);

@@ -2,6 +2,7 @@
 // is a stage of its own that a schedule can compute at the producer's tile or inline.
 #include <cmath>
 
+#include "schedule/collapse_pixels.h"
 #include "schedule/ops.h"
 
 namespace tessera::schedule {
@@ -22,7 +23,7 @@ const Tensor& input_named(const ComputeDAG& dag, const std::string& name) {
 }  // namespace
 
 Result<ComputeDAG> conv2d_bias_relu(const Conv2dParams& p) {
-  auto base = conv2d(p);
+  auto base = conv2d(p, /*pixels_as_one_axis=*/false);
   if (!base) return base.error();
   Tensor conv = base->outputs().front();
   Tensor bias = constant_input("bias", {p.out_channels});
@@ -30,8 +31,11 @@ Result<ComputeDAG> conv2d_bias_relu(const Conv2dParams& p) {
   Tensor y = compute("Y", conv->shape, {conv, bias}, [&](const std::vector<Expr>& ax) {
     return max(conv(ax) + bias(ax[channel]), float_imm(0.0));
   });
-  return ComputeDAG::make(renamed(base->summary(), "conv2d_bias_relu"),
-                          {input_named(*base, "X"), input_named(*base, "W"), bias}, {y});
+  auto dag = ComputeDAG::make(renamed(base->summary(), "conv2d_bias_relu"),
+                              {input_named(*base, "X"), input_named(*base, "W"), bias}, {y});
+  if (!dag) return dag;
+  if (auto collapsed = collapse_pixel_axes(*dag)) return std::move(*collapsed);
+  return dag;
 }
 
 Result<ComputeDAG> dense_bias_gelu(int64_t m, int64_t n, int64_t k) {

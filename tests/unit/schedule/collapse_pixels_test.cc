@@ -5,6 +5,7 @@
 #include "schedule/collapse_pixels.h"
 #include "schedule/ops.h"
 #include "schedule/reference.h"
+#include "schedule/sketch.h"
 
 namespace tessera::schedule {
 namespace {
@@ -58,6 +59,26 @@ TEST(CollapsePixels, APointwiseConvWithItsResidualComputesTheSameValuesOverOneAx
   for (size_t i = 0; i < expected->at("Y").size(); ++i) {
     ASSERT_FLOAT_EQ(actual->at("Y")[i], expected->at("Y")[i]) << "at " << i;
   }
+}
+
+// The op library's pointwise conv + bias + relu is collapsed as a whole, its epilogue's axes
+// named as the conv's, so every sketch applies, the fused tilings included. Fails when the
+// epilogue is built over an already-collapsed conv (its axes i, j, k, which the tile_fuse
+// sketches do not find) or when a sketch's steps name loops the collapsed stages lack.
+TEST(CollapsePixels, EverySketchOfAPointwiseConvOpApplies) {
+  auto dag = conv2d_bias_relu(Conv2dParams{1, 24, 7, 5, 40, 1, 1});
+  ASSERT_TRUE(dag.ok()) << dag.error().message;
+  EXPECT_EQ(stage(*dag, "Y").shape, (std::vector<int64_t>{1, 40, 35}));
+  std::mt19937_64 rng(5);
+  int fused = 0;
+  for (const Sketch& sketch : generate_sketches(*dag)) {
+    fused += sketch.id.find("tile_fuse") != std::string::npos;
+    for (int i = 0; i < 8; ++i) {
+      auto state = apply_candidate(*dag, sketch, sketch.knobs.sample(rng));
+      EXPECT_TRUE(state.ok()) << sketch.id << ": " << state.error().message;
+    }
+  }
+  EXPECT_GE(fused, 2);  // conv:tile_fuse(Y) and conv:packed:tile_fuse(Y)
 }
 
 TEST(CollapsePixels, ConvsThatReadNeighbouringOrStridedPixelsAreLeftAlone) {
