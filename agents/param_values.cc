@@ -21,9 +21,8 @@ Result<double> read_boolean(const std::string& text) {
                     (text.empty() ? std::string("no single value") : "'" + text + "'"));
 }
 
-std::vector<ParamSetting> resolved_params(const std::string& agent, const AgentParams& set) {
+std::vector<ParamSetting> resolved_params(const AgentEntry* entry, const AgentParams& set) {
   std::vector<ParamSetting> out;
-  const AgentEntry* entry = find_agent(agent);
   if (!entry) {
     for (const auto& [name, value] : set) out.push_back({{name, AgentParam::Kind::kNumber, 0, value, ""}, value});
     return out;
@@ -33,6 +32,10 @@ std::vector<ParamSetting> resolved_params(const std::string& agent, const AgentP
     out.push_back({p, it != set.end() ? it->second : p.fallback});
   }
   return out;
+}
+
+std::vector<ParamSetting> resolved_params(const std::string& agent, const AgentParams& set) {
+  return resolved_params(find_agent(agent), set);
 }
 
 }  // namespace tessera::agents

@@ -29,5 +29,7 @@ struct ParamSetting {
 // Every parameter agent `agent` declares, in declaration order, with `set` over the defaults.
 // An agent the registry does not know gives `set` as it is (as numbers).
 std::vector<ParamSetting> resolved_params(const std::string& agent, const AgentParams& set);
+// The same for a given declaration (nullptr: an agent nobody declared).
+std::vector<ParamSetting> resolved_params(const AgentEntry* entry, const AgentParams& set);
 
 }  // namespace tessera::agents
