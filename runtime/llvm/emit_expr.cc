@@ -142,6 +142,7 @@ llvm::Value* Emitter::emit_load(const Expr& e, llvm::Value* mask) {
     return b_.CreateMaskedLoad(zero->getType(), first, llvm::Align(4), mask, zero);
   }
   if (pow2 && linear && stride >= 2 && stride <= kMaxDeinterleavedStride) return load_strided(elem, base, index, stride, mask);
+  if (linear && !mask && llvm::isa<llvm::AllocaInst>(base)) return load_lanes(elem, base, index, stride);
   llvm::Value* addresses = b_.CreateInBoundsGEP(elem, base, emit(index));
   return b_.CreateMaskedGather(zero->getType(), addresses, llvm::Align(4), mask, zero);
 }
@@ -166,6 +167,21 @@ llvm::Value* Emitter::load_strided(llvm::Type* elem, llvm::Value* base, const Ex
   llvm::Value* read = b_.CreateMaskedLoad(wide_type, address(elem, base, index), llvm::Align(4), wide_mask,
                                           llvm::Constant::getNullValue(wide_type));
   return b_.CreateShuffleVector(read, kept);
+}
+
+// A vector read from a register tile (a stack buffer) at a wide constant stride: one scalar read
+// per lane. The copy out of a packed convolution's accumulators reads its tile [pixels][16 k]
+// along the pixels; as lane reads of a stack buffer, once the copy is unrolled, they are
+// elements of the accumulator registers themselves and the whole copy becomes a transpose of
+// shuffles, where a gather would keep the tile in memory and read it a lane at a time.
+llvm::Value* Emitter::load_lanes(llvm::Type* elem, llvm::Value* base, const Expr& index, int64_t stride) {
+  llvm::Value* first = address(elem, base, index);
+  llvm::Value* vector = llvm::PoisonValue::get(llvm::VectorType::get(elem, vec_.lanes, false));
+  for (unsigned i = 0; i < vec_.lanes; ++i) {
+    llvm::Value* at = b_.CreateInBoundsGEP(elem, first, b_.getInt64(static_cast<int64_t>(i) * stride));
+    vector = b_.CreateInsertElement(vector, b_.CreateAlignedLoad(elem, at, llvm::Align(4)), i);
+  }
+  return vector;
 }
 
 llvm::Value* Emitter::emit_select(const Expr& e, llvm::Value* mask) {

@@ -61,6 +61,7 @@ class Emitter {
   // &base[index], with the vector lane (if any) at 0 and the constant part as its own offset.
   llvm::Value* address(llvm::Type* elem, llvm::Value* base, const schedule::Expr& index);
   llvm::Value* emit_load(const schedule::Expr& e, llvm::Value* mask);
+  llvm::Value* load_lanes(llvm::Type* elem, llvm::Value* base, const schedule::Expr& index, int64_t stride);
   llvm::Value* load_strided(llvm::Type* elem, llvm::Value* base, const schedule::Expr& index, int64_t stride,
                             llvm::Value* mask);
   llvm::Value* emit_select(const schedule::Expr& e, llvm::Value* mask);
