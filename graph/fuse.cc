@@ -263,8 +263,7 @@ Result<BuiltGroup> build_group(const Graph& g, const Group& group, const std::ve
   auto dag = schedule::ComputeDAG::make(summary, inputs, outputs);
   if (!dag) return g.node_error(g.nodes[group.nodes.front()], dag.error().message);
   // A pointwise conv's task indexes its pixels as one axis (same buffers, whole vectors).
-  auto pixels_as_one_axis = schedule::collapse_pixel_axes(*dag);
-  built.dag = pixels_as_one_axis ? std::move(*pixels_as_one_axis) : std::move(*dag);
+  built.dag = schedule::with_pixels_as_one_axis(std::move(*dag));
   built.occurrence.nodes = group.nodes;
   return built;
 }

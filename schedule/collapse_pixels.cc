@@ -110,4 +110,9 @@ std::optional<ComputeDAG> collapse_pixel_axes(const ComputeDAG& dag) {
   return std::move(*result);
 }
 
+ComputeDAG with_pixels_as_one_axis(ComputeDAG dag) {
+  if (auto collapsed = collapse_pixel_axes(dag)) return std::move(*collapsed);
+  return dag;
+}
+
 }  // namespace tessera::schedule

@@ -28,4 +28,8 @@ namespace tessera::schedule {
 // nothing when it does not apply. The summary is kept; the workload key changes.
 std::optional<ComputeDAG> collapse_pixel_axes(const ComputeDAG& dag);
 
+// The collapsed DAG where collapse_pixel_axes applies, else `dag` itself: what network tasks
+// and the conv ops build.
+ComputeDAG with_pixels_as_one_axis(ComputeDAG dag);
+
 }  // namespace tessera::schedule

@@ -327,8 +327,7 @@ Result<ComputeDAG> conv2d(const Conv2dParams& p, bool pixels_as_one_axis) {
           << " layout=" << (nchw ? "NCHW" : "NHWC");
   auto dag = ComputeDAG::make(summary.str(), {x, weight}, {*conv});
   if (!dag || !pixels_as_one_axis) return dag;
-  if (auto collapsed = collapse_pixel_axes(*dag)) return std::move(*collapsed);
-  return dag;
+  return with_pixels_as_one_axis(std::move(*dag));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -34,8 +34,7 @@ Result<ComputeDAG> conv2d_bias_relu(const Conv2dParams& p) {
   auto dag = ComputeDAG::make(renamed(base->summary(), "conv2d_bias_relu"),
                               {input_named(*base, "X"), input_named(*base, "W"), bias}, {y});
   if (!dag) return dag;
-  if (auto collapsed = collapse_pixel_axes(*dag)) return std::move(*collapsed);
-  return dag;
+  return with_pixels_as_one_axis(std::move(*dag));
 }
 
 Result<ComputeDAG> dense_bias_gelu(int64_t m, int64_t n, int64_t k) {
