@@ -13,7 +13,7 @@ namespace tessera::runtime {
 namespace {
 
 // Vector reads at constant strides up to this are deinterleaved from one contiguous read
-// (Emitter::load_strided); wider strides gather.
+// (Emitter::load_strided); wider strides gather, or read lane by lane from a stack buffer.
 constexpr int64_t kMaxDeinterleavedStride = 4;
 
 }  // namespace
@@ -169,11 +169,10 @@ llvm::Value* Emitter::load_strided(llvm::Type* elem, llvm::Value* base, const Ex
   return b_.CreateShuffleVector(read, kept);
 }
 
-// A vector read from a register tile (a stack buffer) at a wide constant stride: one scalar read
-// per lane. The copy out of a packed convolution's accumulators reads its tile [pixels][16 k]
-// along the pixels; as lane reads of a stack buffer, once the copy is unrolled, they are
-// elements of the accumulator registers themselves and the whole copy becomes a transpose of
-// shuffles, where a gather would keep the tile in memory and read it a lane at a time.
+// A vector read from a stack buffer (a register tile stored on the stack) at a wide constant
+// stride: one scalar read per lane. A packed convolution copies its tile [pixels][16 k] out
+// along the pixels, 16 floats apart per lane; as a masked gather that copy held ResNet-50's stem
+// at 76 GFLOP/s, as lane reads from L1 (vmovss / vinsertps) at 106 (Zen 4, bench/NOTES.md).
 llvm::Value* Emitter::load_lanes(llvm::Type* elem, llvm::Value* base, const Expr& index, int64_t stride) {
   llvm::Value* first = address(elem, base, index);
   llvm::Value* vector = llvm::PoisonValue::get(llvm::VectorType::get(elem, vec_.lanes, false));
