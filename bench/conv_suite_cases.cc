@@ -16,6 +16,7 @@
 #include "schedule/lower.h"
 #include "schedule/sketch.h"
 #include "schedule/state.h"
+#include "schedule/step_json.h"
 
 namespace tessera::bench {
 namespace {
@@ -115,7 +116,9 @@ nlohmann::json run_conv_suite(int trials) {
 // TESSERA_CONVS=name (one suite conv), TESSERA_PROBE_SKETCH=id, TESSERA_PROBE_KNOBS={"knob":
 // [factors], ...} as records write them: that one schedule compiled, checked and timed against
 // oneDNN. TESSERA_PROBE_IR=1 prints its loop nest to stderr; TESSERA_PROBE_OBJECT=FILE writes
-// its object code (for objdump -d).
+// its object code (for objdump -d). TESSERA_PROBE_PRINT_STEPS=1 prints the schedule's steps as
+// JSON to stderr; TESSERA_PROBE_STEPS=[steps] times that step list instead (a hand edit of the
+// printed one: a schedule no sketch offers yet, tried before writing its rule).
 nlohmann::json run_conv_probe() {
   auto convs = suite_convs();
   if (!convs) return error_json(convs.error().message);
@@ -133,8 +136,17 @@ nlohmann::json run_conv_probe() {
       if (sketch.id != sketch_id) continue;
       auto values = sketch.knobs.from_json(nlohmann::json::parse(knobs));
       if (!values) return error_json(values.error().message);
+      std::vector<schedule::Step> steps = sketch.steps(*values);
+      if (std::getenv("TESSERA_PROBE_PRINT_STEPS")) std::fprintf(stderr, "%s\n", schedule::steps_to_json(steps).dump().c_str());
+      if (const char* given = std::getenv("TESSERA_PROBE_STEPS")) {
+        nlohmann::json json = nlohmann::json::parse(given, nullptr, /*allow_exceptions=*/false);
+        if (json.is_discarded()) return error_json("TESSERA_PROBE_STEPS is not JSON");
+        auto parsed = schedule::steps_from_json(json);
+        if (!parsed) return error_json(parsed.error().message);
+        steps = std::move(*parsed);
+      }
       schedule::State state(*dag);
-      if (auto applied = state.apply_all(sketch.steps(*values)); !applied) return error_json(applied.error().message);
+      if (auto applied = state.apply_all(steps); !applied) return error_json(applied.error().message);
       auto func = schedule::lower(state, "kernel");
       if (!func) return error_json(func.error().message);
       if (std::getenv("TESSERA_PROBE_IR")) std::fprintf(stderr, "%s\n", schedule::to_string(*func).c_str());
@@ -143,12 +155,13 @@ nlohmann::json run_conv_probe() {
         if (!object) return error_json(object.error().message);
         std::ofstream(object_path, std::ios::binary) << object->bytes;
       }
-      auto compiled = compile_and_check(*dag, sketch.steps(*values), 1);
+      auto compiled = compile_and_check(*dag, steps, 1);
       if (!compiled) return error_json(compiled.error().message);
       nlohmann::json line = compare_with_onednn(conv.params, *dag, *compiled, 1);
       line["conv"] = conv.name;
       line["sketch"] = sketch.id;
       line["knobs"] = nlohmann::json::parse(knobs);
+      if (std::getenv("TESSERA_PROBE_STEPS")) line["steps_given"] = true;  // not the sketch's own
       return line;
     }
     return error_json(std::string("no sketch ") + sketch_id + " for " + conv.name);
