@@ -17,6 +17,11 @@
 # The first ratios compare a measurement taken inside the tuning process with baselines taken
 # 20 minutes before it; on a shared machine the two can differ by 15% from load alone, so
 # "final" (same minutes, same processes as the baselines) is the figure to quote.
+# When more than one allocator ran on a model, bench/e2e_allocators.py then times the network with
+# each run's records cut at 1/4, 1/2 and all of the budget, all cuts in the same rounds (one line
+# per run and mark, and a summary line with the issue's criteria: harl at half the budget against
+# gradient at the whole, harl's end against round-robin's). These, not measured_ms_at, are the
+# figures to compare allocators by.
 # When ResNet-50 and MobileNetV2 are both run, MobileNetV2 is also tuned from ResNet-50's run
 # of the first allocator with no search (--from ... --budget.trials=0), one more line:
 #   {"case": "e2e_tune_transfer", "model": "mobilenetv2", "from": "resnet50", "transfer_ms",
@@ -81,6 +86,7 @@ for m in "${models[@]}"; do
   baseline[$m]=$(TESSERA_E2E_THREADS=1 "$root/bench/e2e.sh" "e2e_${m}_1t" | tail -n 1)
   onnx="$build/models/$m.onnx"
   [ -f "$onnx" ] || { log "$m: no model at $onnx (bench/e2e.sh could not export it)"; continue; }
+  run_dirs=()
   for a in "${allocators[@]}"; do
     dir="$work/${m}_$a"
     rm -rf "$dir"
@@ -100,7 +106,13 @@ for m in "${models[@]}"; do
       tuned_dir[$m]=$dir
       tuned_ms[$m]=$(/usr/bin/python3 -c "import json; print(json.load(open('$dir/summary.json')).get('measured_ms', ''))")
     fi
+    run_dirs+=("$dir")
   done
+  if ((${#run_dirs[@]} > 1)); then
+    log "$m: the allocators' records cut at each quarter of the budget, timed side by side"
+    /usr/bin/python3 "$root/bench/e2e_allocators.py" "$onnx" "${run_dirs[@]}" --rounds "$final_rounds" \
+      --marks "$(/usr/bin/python3 -c "print(','.join(str(round($seconds * q)) for q in (0.25, 0.5, 1)))")"
+  fi
 done
 
 if [ -n "${tuned_dir[resnet50]:-}" ] && [ -n "${tuned_dir[mobilenetv2]:-}" ]; then

@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+"""Allocators compared on measured end-to-end latency at the same tuning times (issue 22).
+
+    bench/e2e_allocators.py MODEL.onnx RUN_DIR... [--marks 300,600,1200] [--rounds 3] [--runs 20]
+
+Each RUN_DIR is one `tessera tune MODEL.onnx` run (bench/e2e_tune.sh leaves them in
+build/e2e_tune/MODEL_ALLOCATOR). Its records, cut at each mark (the records whose timestamp is
+at most `mark` seconds after its first one: what the run knew then), are written to
+build/e2e_allocators/ and the network is run with each cut (`tessera run --records CUT --json`)
+in rounds, every round running all cuts one after the other in a rotated order, so that the
+machine's load falls on all of them alike. Each cut's figure is the best of its per-round medians.
+
+The latency measured inside a tuning process is taken minutes apart from run to run and swings
+15% with the machine's load; these cuts are all timed in the same minutes, so the allocators'
+curves can be set against each other. Prints one JSON line per run and mark, then one per
+model with the issue's criteria:
+  {"case": "e2e_allocators", "model", "allocator", "mark_s", "records", "latency_ms", "rounds_ms",
+   "estimated_ms" (the run's own estimate then, from its curve.csv: worker times, no load noise)}
+  {"case": "e2e_allocators_summary", "model", "cpu", "marks", "latency_ms" (allocator -> mark ->
+   ms), "harl_half_vs_gradient_full" (harl's ms at half the budget / gradient's at the whole:
+   <= 1 means harl reached gradient's end in at most half the time), "harl_end_vs_round_robin_end"
+   (<= 1 means harl did not end worse), and both again from the runs' estimates (*_estimated)}
+Each run's allocator is read from its directory's name (MODEL_harl, MODEL_gradient,
+MODEL_round_robin; another name stands for itself). Runs only when named; never in CI.
+"""
+import argparse
+import csv
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ALLOCATORS = ("round_robin", "gradient", "harl")
+
+
+def log(text):
+    print("e2e_allocators: " + text, file=sys.stderr, flush=True)
+
+
+def allocator_of(run_dir):
+    name = os.path.basename(os.path.normpath(run_dir))
+    for a in ALLOCATORS:
+        if name.endswith("_" + a) or name == a:
+            return a
+    return name
+
+
+def parse_time(stamp):
+    return datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")
+
+
+def read_records(run_dir):
+    """(timestamp, line) of every record line under run_dir, in file order."""
+    out = []
+    for base, _, files in os.walk(run_dir):
+        for name in sorted(files):
+            if not name.endswith(".jsonl"):
+                continue
+            with open(os.path.join(base, name)) as f:
+                for number, line in enumerate(f, 1):
+                    line = line.strip()
+                    if not line:
+                        continue
+                    try:
+                        record = json.loads(line)
+                    except json.JSONDecodeError:
+                        continue  # a torn last line of a killed run: tessera run skips it too
+                    if "timestamp" in record and "workload_key" in record:
+                        out.append((parse_time(record["timestamp"]), line))
+    return out
+
+
+def run_start(records):
+    """When the run's tuning clock began: its first record (the warm-up measures a default schedule
+    within the first second; the preparation before it, sketches and reference outputs, is not
+    part of the budget)."""
+    return min(t for t, _ in records)
+
+
+def write_cut(records, start, seconds, path):
+    kept = [line for t, line in records if (t - start).total_seconds() <= seconds]
+    with open(path, "w") as f:
+        f.write("\n".join(kept) + ("\n" if kept else ""))
+    return len(kept)
+
+
+def estimate_at(run_dir, seconds):
+    """The run's own estimate (sum of weight x worker-timed best, curve.csv) at `seconds` of its
+    tuning clock, in ms; None without a curve."""
+    path = os.path.join(run_dir, "curve.csv")
+    if not os.path.exists(path):
+        return None
+    best = None
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            if row["task"] == "<network>" and float(row["best_seconds"]) > 0 and float(row["elapsed_seconds"]) <= seconds:
+                best = float(row["best_seconds"]) * 1e3
+    return best
+
+
+def run_network(tessera, model, records, runs):
+    command = [tessera, "run", model, "--records", records, "--runs", str(runs), "--threads", "1", "--json"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    lines = [l for l in done.stdout.splitlines() if l.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError("%s failed (exit %d): %s" % (" ".join(command), done.returncode, done.stderr[-400:]))
+    return json.loads(lines[-1])["latency_ms"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("model")
+    parser.add_argument("run_dirs", nargs="+")
+    parser.add_argument("--marks", default="300,600,1200", help="seconds after the run's start, comma-separated")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=20, help="network runs per timing (tessera run --runs)")
+    parser.add_argument("--tessera", default=os.path.join(ROOT, "build", "tessera"))
+    args = parser.parse_args()
+    marks = [float(m) for m in args.marks.split(",") if m.strip()]
+    if not marks or any(m <= 0 for m in marks):
+        parser.error("--marks takes positive seconds, e.g. 300,600,1200")
+    if args.rounds < 1 or args.runs < 1:
+        parser.error("--rounds and --runs take positive counts")
+    model_name = os.path.splitext(os.path.basename(args.model))[0]
+    work = os.path.join(ROOT, "build", "e2e_allocators")
+    os.makedirs(work, exist_ok=True)
+
+    cuts = []  # (allocator, mark, path, record count, estimate ms)
+    for run_dir in args.run_dirs:
+        records = read_records(run_dir)
+        if not records:
+            sys.exit("e2e_allocators: no records under %s" % run_dir)
+        allocator = allocator_of(run_dir)
+        start = run_start(records)
+        for mark in marks:
+            path = os.path.join(work, "%s_%s_%d.jsonl" % (model_name, allocator, mark))
+            cuts.append((allocator, mark, path, write_cut(records, start, mark, path), estimate_at(run_dir, mark)))
+    log("%s: %d cuts, %d rounds" % (model_name, len(cuts), args.rounds))
+
+    timings = {i: [] for i in range(len(cuts))}
+    for r in range(args.rounds):
+        order = list(range(len(cuts)))
+        shift = r * len(cuts) // args.rounds
+        order = order[shift:] + order[:shift]
+        for i in order:
+            allocator, mark, path = cuts[i][:3]
+            ms = run_network(args.tessera, args.model, path, args.runs)
+            timings[i].append(ms)
+            log("round %d: %s at %d s: %.3f ms" % (r + 1, allocator, mark, ms))
+
+    table, estimates = {}, {}
+    for i, (allocator, mark, _, count, estimate) in enumerate(cuts):
+        best = min(timings[i])
+        table.setdefault(allocator, {})[str(int(mark))] = best
+        if estimate:
+            estimates.setdefault(allocator, {})[str(int(mark))] = estimate
+        print(json.dumps({"case": "e2e_allocators", "model": model_name, "allocator": allocator, "mark_s": mark,
+                          "records": count, "latency_ms": round(best, 3),
+                          "estimated_ms": round(estimate, 3) if estimate else None,
+                          "rounds_ms": [round(t, 3) for t in timings[i]]}), flush=True)
+
+    full, half = str(int(max(marks))), str(int(max(marks) / 2))
+    summary = {"case": "e2e_allocators_summary", "model": model_name, "marks": marks, "latency_ms": table}
+    try:
+        summary["cpu"] = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+    except (OSError, StopIteration):
+        summary["cpu"] = None
+    summary["estimated_ms"] = {a: {m: round(v, 3) for m, v in e.items()} for a, e in estimates.items()}
+    for suffix, t in (("", table), ("_estimated", estimates)):
+        harl, gradient, rr = t.get("harl", {}), t.get("gradient", {}), t.get("round_robin", {})
+        summary["harl_half_vs_gradient_full" + suffix] = (round(harl[half] / gradient[full], 3)
+                                                          if half in harl and full in gradient else None)
+        summary["harl_end_vs_round_robin_end" + suffix] = (round(harl[full] / rr[full], 3)
+                                                           if full in harl and full in rr else None)
+    print(json.dumps(summary), flush=True)
+
+
+if __name__ == "__main__":
+    main()
