@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -12,6 +13,23 @@ namespace {
 
 bool faster(const runtime::MeasureRecord* a, const runtime::MeasureRecord* b) {
   return a->median_cost() < b->median_cost();
+}
+
+// `knobs` of a schedule of sketch `sketch_id` carried over to `task`: its sketch of that id,
+// each knob value nearest this task's domain, kept only when the steps apply.
+struct Carry {
+  double distance;
+  Candidate candidate;
+};
+std::optional<Carry> carry_over(const TuningTask& task, const std::string& sketch_id, const nlohmann::json& knobs) {
+  for (size_t s = 0; s < task.sketches().size(); ++s) {
+    const schedule::Sketch& sketch = task.sketches()[s];
+    if (sketch.id != sketch_id) continue;
+    auto nearest = sketch.knobs.nearest(knobs);
+    if (!nearest || !schedule::apply_candidate(task.dag(), sketch, nearest->values)) return std::nullopt;
+    return Carry{nearest->distance, Candidate{static_cast<int>(s), nearest->values, ""}};
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -44,19 +62,35 @@ std::vector<TransferPick> transfer_candidates(const TuningTask& task, const std:
     int rank = 0;
     for (const runtime::MeasureRecord* r : list) {
       if (rank >= options.per_workload) break;
-      for (size_t s = 0; s < task.sketches().size(); ++s) {
-        const schedule::Sketch& sketch = task.sketches()[s];
-        if (sketch.id != r->sketch) continue;
-        auto nearest = sketch.knobs.nearest(r->knobs);
-        if (!nearest || !schedule::apply_candidate(task.dag(), sketch, nearest->values)) continue;
-        carried.emplace_back(nearest->distance, rank++, Candidate{static_cast<int>(s), nearest->values}, key);
-        break;
+      if (auto carry = carry_over(task, r->sketch, r->knobs)) {
+        carried.emplace_back(carry->distance, rank++, carry->candidate, key);
       }
     }
   }
   std::sort(carried.begin(), carried.end(),
             [](const Carried& a, const Carried& b) { return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b)); });
   for (const auto& [distance, rank, c, from] : carried) take(c, from, false);
+  return picks;
+}
+
+std::vector<TransferPick> sibling_candidates(const TuningTask& task, const std::vector<const TuningTask*>& others,
+                                            int limit) {
+  std::vector<std::pair<double, TransferPick>> carried;
+  for (const TuningTask* other : others) {
+    if (other == &task || !other->best()) continue;
+    const Candidate& best = other->best()->candidate;
+    const schedule::Sketch& sketch = other->sketch(best);
+    auto carry = carry_over(task, sketch.id, sketch.knobs.to_json(best.knobs));
+    if (!carry || task.measured(carry->candidate)) continue;
+    carried.push_back({carry->distance, {carry->candidate, other->dag().workload_key(), false}});
+  }
+  std::stable_sort(carried.begin(), carried.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<TransferPick> picks;
+  std::set<Candidate> taken;
+  for (auto& [distance, pick] : carried) {
+    if (static_cast<int>(picks.size()) >= limit) break;
+    if (taken.insert(pick.candidate).second) picks.push_back(std::move(pick));
+  }
   return picks;
 }
 

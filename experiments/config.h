@@ -69,6 +69,10 @@ struct TuneConfig {
   // Every this many seconds of tuning, and at the end, the network is run end to end with the
   // current best kernels and its measured latency goes beside the estimate (0: at the end only).
   double network_every_s = 300;
+  // Of each search round's batch in a network run, up to this many are the fastest schedules
+  // the network's other tasks have found, carried over to the task (env::sibling_candidates;
+  // 0: off).
+  int share_bests = 2;
   SearchSpec search;
   ProxySpec proxy;
   int64_t trials = 200;                    // per task

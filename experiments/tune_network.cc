@@ -51,6 +51,12 @@ struct TaskSlot {
   std::vector<env::Candidate> transfer;  // measured in the task's transfer round, before any search
 };
 
+std::vector<const env::TuningTask*> tasks_of(const std::vector<TaskSlot>& slots) {
+  std::vector<const env::TuningTask*> out;
+  for (const TaskSlot& s : slots) out.push_back(s.tuning.get());
+  return out;
+}
+
 }  // namespace
 
 int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measurer) {
@@ -194,6 +200,11 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
       batch.insert(batch.end(), slot.transfer.begin(), slot.transfer.end());
       slot.transfer.clear();
     } else {
+      // Other tasks' bests first (env::sibling_candidates): a few trials of the batch.
+      for (env::TransferPick& pick : env::sibling_candidates(task, tasks_of(slots), std::min(config.share_bests, config.batch_size))) {
+        batch.push_back(std::move(pick.candidate));
+        batch.back().source = "sibling";
+      }
       int want = std::max(0, config.batch_size - static_cast<int>(batch.size()));
       want = std::min<int64_t>(want, std::max<int64_t>(1, config.trials - total_trials()));
       for (env::Candidate& c : agents::propose_tagged(*slot.agent, task, want)) batch.push_back(std::move(c));

@@ -96,6 +96,45 @@ TEST(Transfer, SkipsWhatTheTaskHasMeasured) {
   for (const TransferPick& p : again) EXPECT_FALSE(task->measured(p.candidate));
 }
 
+// Within a network run, each other task's best carries over to a task's search round: one pick
+// per task that has a best (not the task itself, not a task with nothing measured), at most
+// `limit`, none the task has measured.
+TEST(Transfer, SiblingsGiveTheirBestsCarriedOver) {
+  auto a = conv_task(28), b = conv_task(56), idle = conv_task(7), to = conv_task(14);
+  const auto a_records = records_of(*a, 5, 4), b_records = records_of(*b, 5, 5);
+  ASSERT_EQ(a->restore(a_records), 6);  // five correct records and a failed one
+  ASSERT_EQ(b->restore(b_records), 6);
+  const std::vector<const TuningTask*> all = {a.get(), b.get(), idle.get(), to.get()};
+
+  const auto picks = sibling_candidates(*to, all, 8);
+  // fails if a task with nothing measured is offered, or a pick per schedule rather than per task
+  ASSERT_EQ(picks.size(), 2u);
+  std::set<std::string> from;
+  for (const TransferPick& p : picks) {
+    from.insert(p.from_workload);
+    EXPECT_FALSE(p.exact);
+    EXPECT_TRUE(schedule::apply_candidate(to->dag(), to->sketch(p.candidate), p.candidate.knobs));
+  }
+  EXPECT_EQ(from, (std::set<std::string>{a->dag().workload_key(), b->dag().workload_key()}));
+  // It is the best that carries over (records_of made each task's first record its fastest):
+  // fails if another of a's schedules is taken.
+  std::vector<runtime::MeasureRecord> a_best = {a_records[0]};
+  const auto only_best = transfer_candidates(*to, a_best);
+  ASSERT_EQ(only_best.size(), 1u);
+  EXPECT_TRUE(std::any_of(picks.begin(), picks.end(), [&](const TransferPick& p) { return p.candidate == only_best[0].candidate; }));
+
+  EXPECT_EQ(sibling_candidates(*to, all, 1).size(), 1u);  // fails if the limit is ignored
+  // Once measured, a pick is not offered again: fails if a run re-measures its siblings' bests.
+  for (const TransferPick& p : picks) {
+    runtime::MeasureResult result;
+    result.costs = {1e-3};
+    const schedule::Sketch& sketch = to->sketch(p.candidate);
+    ASSERT_EQ(to->restore({runtime::make_record(to->dag().workload_key(), to->dag().summary(), sketch.id, nlohmann::json::array(),
+                                                result, sketch.knobs.to_json(p.candidate.knobs))}), 1);
+  }
+  EXPECT_TRUE(sibling_candidates(*to, all, 8).empty());
+}
+
 // Bug caught: a run resumed with measure.cold_constants took back warm timings (or the other
 // way round), and compared times no single mode measured.
 TEST(Transfer, ARunRestoresOnlyRecordsTimedTheWayItTimes) {
