@@ -4,8 +4,9 @@
     bench/e2e_allocators.py MODEL.onnx RUN_DIR... [--marks 300,600,1200] [--rounds 3] [--runs 20]
 
 Each RUN_DIR is one `tessera tune MODEL.onnx` run (bench/e2e_tune.sh leaves them in
-build/e2e_tune/MODEL_ALLOCATOR). Its records, cut at each mark (the records whose timestamp is
-at most `mark` seconds after its first one: what the run knew then), are written to
+build/e2e_tune/MODEL_ALLOCATOR). Its records, cut at each mark (the trials its curve.csv counts
+when its tuning clock passed `mark` seconds: what the run knew then; without a curve, the records
+within `mark` seconds of the first one), are written to
 build/e2e_allocators/ and the network is run with each cut (`tessera run --records CUT --json`)
 in rounds, every round running all cuts one after the other in a rotated order, so that the
 machine's load falls on all of them alike. Each cut's figure is the best of its per-round medians.
@@ -52,52 +53,53 @@ def parse_time(stamp):
 
 
 def read_records(run_dir):
-    """(timestamp, line) of every record line under run_dir, in file order."""
+    """(timestamp, line) of every record of the run (its records.jsonl), in the order written."""
     out = []
-    for base, _, files in os.walk(run_dir):
-        for name in sorted(files):
-            if not name.endswith(".jsonl"):
+    with open(os.path.join(run_dir, "records.jsonl")) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
                 continue
-            with open(os.path.join(base, name)) as f:
-                for number, line in enumerate(f, 1):
-                    line = line.strip()
-                    if not line:
-                        continue
-                    try:
-                        record = json.loads(line)
-                    except json.JSONDecodeError:
-                        continue  # a torn last line of a killed run: tessera run skips it too
-                    if "timestamp" in record and "workload_key" in record:
-                        out.append((parse_time(record["timestamp"]), line))
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a torn last line of a killed run: tessera run skips it too
+            if "timestamp" in record and "workload_key" in record:
+                out.append((parse_time(record["timestamp"]), line))
     return out
 
 
-def run_start(records):
-    """When the run's tuning clock began: its first record (the warm-up measures a default schedule
-    within the first second; the preparation before it, sketches and reference outputs, is not
-    part of the budget)."""
-    return min(t for t, _ in records)
-
-
-def write_cut(records, start, seconds, path):
-    kept = [line for t, line in records if (t - start).total_seconds() <= seconds]
+def write_cut(records, count, path):
+    """The first `count` records (a run writes one per trial, in order) to `path`."""
+    kept = [line for _, line in records[:count]]
     with open(path, "w") as f:
         f.write("\n".join(kept) + ("\n" if kept else ""))
     return len(kept)
 
 
-def estimate_at(run_dir, seconds):
-    """The run's own estimate (sum of weight x worker-timed best, curve.csv) at `seconds` of its
-    tuning clock, in ms; None without a curve."""
+def cut_by_time(records, seconds):
+    """Without a curve: how many records came within `seconds` of the first one."""
+    start = min(t for t, _ in records)
+    return sum(1 for t, _ in records if (t - start).total_seconds() <= seconds)
+
+
+def curve_at(run_dir, seconds):
+    """(trials, estimate ms) when the run's tuning clock passed `seconds` (the end of the round that
+    crossed it; the run's end if it never did), from its curve.csv (the
+    clock leaves out the preparation and the network's own timings, so it is the budget's);
+    None without a curve."""
     path = os.path.join(run_dir, "curve.csv")
     if not os.path.exists(path):
         return None
-    best = None
+    at = None
     with open(path) as f:
         for row in csv.DictReader(f):
-            if row["task"] == "<network>" and float(row["best_seconds"]) > 0 and float(row["elapsed_seconds"]) <= seconds:
-                best = float(row["best_seconds"]) * 1e3
-    return best
+            if row["task"] != "<network>" or float(row["best_seconds"]) <= 0:
+                continue
+            at = (int(row["trial"]), float(row["best_seconds"]) * 1e3)
+            if float(row["elapsed_seconds"]) >= seconds:
+                break  # the round that crossed the mark, as a budget of `seconds` would end
+    return at
 
 
 def run_network(tessera, model, records, runs):
@@ -133,10 +135,11 @@ def main():
         if not records:
             sys.exit("e2e_allocators: no records under %s" % run_dir)
         allocator = allocator_of(run_dir)
-        start = run_start(records)
         for mark in marks:
             path = os.path.join(work, "%s_%s_%d.jsonl" % (model_name, allocator, mark))
-            cuts.append((allocator, mark, path, write_cut(records, start, mark, path), estimate_at(run_dir, mark)))
+            at = curve_at(run_dir, mark)
+            count = at[0] if at else cut_by_time(records, mark)
+            cuts.append((allocator, mark, path, write_cut(records, count, path), at[1] if at else None))
     log("%s: %d cuts, %d rounds" % (model_name, len(cuts), args.rounds))
 
     timings = {i: [] for i in range(len(cuts))}
