@@ -39,10 +39,9 @@ std::vector<TransferPick> transfer_candidates(const TuningTask& task, const std:
 // An unreadable path is an error naming it; bad lines become `warnings`.
 // The fastest schedule each other task of the same run has found so far, carried over to
 // `task` the same way (a sketch of the same id, each knob nearest), nearest first, skipping what
-// `task` has measured: `limit` at most. A network run starts each task's search round with a
-// few of them (TuneConfig::share_bests): ResNet-50's 3x3 convs of different stages, or its
-// 1x1 convs, share their register tiles and layouts, so one task's find is a likely start for
-// its siblings, which would otherwise each find it alone.
+// `task` has measured: `limit` at most. A network run can start each task's search round with a
+// few of them (TuneConfig::share_bests): ResNet-50's 3x3 convs of different stages share
+// sketches, so one task's find is a likely start for its siblings.
 std::vector<TransferPick> sibling_candidates(const TuningTask& task, const std::vector<const TuningTask*>& others,
                                             int limit);
 
