@@ -1,4 +1,5 @@
-// Transfer-tuning: a task's first candidates taken from other runs' records.
+// Transfer-tuning: a task's first candidates taken from other runs' records (and, within a
+// network run, from the other tasks' bests: sibling_candidates).
 //
 // Records of other models measured on this machine hold schedules that were fast there. For a
 // task, `transfer_candidates` picks, before any search, the fastest correct schedules of the
@@ -34,9 +35,6 @@ struct TransferPick {
 std::vector<TransferPick> transfer_candidates(const TuningTask& task, const std::vector<runtime::MeasureRecord>& records,
                                              const TransferOptions& options = {});
 
-// Reads the records of each path (a run directory's records.jsonl, or a records file) and
-// keeps the correct ones measured on `fingerprint_id`; `skipped` counts the others' records.
-// An unreadable path is an error naming it; bad lines become `warnings`.
 // The fastest schedule each other task of the same run has found so far, carried over to
 // `task` the same way (a sketch of the same id, each knob nearest), nearest first, skipping what
 // `task` has measured: `limit` at most. A network run can start each task's search round with a
@@ -45,6 +43,9 @@ std::vector<TransferPick> transfer_candidates(const TuningTask& task, const std:
 std::vector<TransferPick> sibling_candidates(const TuningTask& task, const std::vector<const TuningTask*>& others,
                                             int limit);
 
+// Reads the records of each path (a run directory's records.jsonl, or a records file) and
+// keeps the correct ones measured on `fingerprint_id`; `skipped` counts the others' records.
+// An unreadable path is an error naming it; bad lines become `warnings`.
 Result<std::vector<runtime::MeasureRecord>> read_transfer_records(const std::vector<std::string>& paths,
                                                                   const std::string& fingerprint_id, int* skipped,
                                                                   std::vector<std::string>* warnings);

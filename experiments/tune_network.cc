@@ -201,9 +201,11 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
       slot.transfer.clear();
     } else {
       // Other tasks' bests first (env::sibling_candidates): a few trials of the batch.
-      for (env::TransferPick& pick : env::sibling_candidates(task, tasks_of(slots), std::min(config.share_bests, config.batch_size))) {
-        batch.push_back(std::move(pick.candidate));
-        batch.back().source = "sibling";
+      if (config.share_bests > 0) {
+        for (env::TransferPick& pick : env::sibling_candidates(task, tasks_of(slots), std::min(config.share_bests, config.batch_size))) {
+          batch.push_back(std::move(pick.candidate));
+          batch.back().source = "sibling";
+        }
       }
       int want = std::max(0, config.batch_size - static_cast<int>(batch.size()));
       want = std::min<int64_t>(want, std::max<int64_t>(1, config.trials - total_trials()));
