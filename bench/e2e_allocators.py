@@ -115,7 +115,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("model")
     parser.add_argument("run_dirs", nargs="+")
-    parser.add_argument("--marks", default="300,600,1200", help="seconds after the run's start, comma-separated")
+    parser.add_argument("--marks", default="300,600,1200", help="seconds of each run's tuning clock, comma-separated")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=20, help="network runs per timing (tessera run --runs)")
     parser.add_argument("--tessera", default=os.path.join(ROOT, "build", "tessera"))
@@ -143,26 +143,36 @@ def main():
     log("%s: %d cuts, %d rounds" % (model_name, len(cuts), args.rounds))
 
     timings = {i: [] for i in range(len(cuts))}
+    errors = {}
     for r in range(args.rounds):
         order = list(range(len(cuts)))
         shift = r * len(cuts) // args.rounds
         order = order[shift:] + order[:shift]
         for i in order:
             allocator, mark, path = cuts[i][:3]
-            ms = run_network(args.tessera, args.model, path, args.runs)
+            try:
+                ms = run_network(args.tessera, args.model, path, args.runs)
+            except RuntimeError as e:  # one failed run leaves that round out, not the comparison
+                errors.setdefault(i, str(e))
+                log("round %d: %s at %d s: %s" % (r + 1, allocator, mark, e))
+                continue
             timings[i].append(ms)
             log("round %d: %s at %d s: %.3f ms" % (r + 1, allocator, mark, ms))
 
     table, estimates = {}, {}
     for i, (allocator, mark, _, count, estimate) in enumerate(cuts):
-        best = min(timings[i])
-        table.setdefault(allocator, {})[str(int(mark))] = best
+        best = min(timings[i]) if timings[i] else None
+        if best is not None:
+            table.setdefault(allocator, {})[str(int(mark))] = best
         if estimate:
             estimates.setdefault(allocator, {})[str(int(mark))] = estimate
-        print(json.dumps({"case": "e2e_allocators", "model": model_name, "allocator": allocator, "mark_s": mark,
-                          "records": count, "latency_ms": round(best, 3),
-                          "estimated_ms": round(estimate, 3) if estimate else None,
-                          "rounds_ms": [round(t, 3) for t in timings[i]]}), flush=True)
+        line = {"case": "e2e_allocators", "model": model_name, "allocator": allocator, "mark_s": mark,
+                "records": count, "latency_ms": round(best, 3) if best is not None else None,
+                "estimated_ms": round(estimate, 3) if estimate else None,
+                "rounds_ms": [round(t, 3) for t in timings[i]]}
+        if i in errors:
+            line["error"] = errors[i]
+        print(json.dumps(line), flush=True)
 
     full, half = str(int(max(marks))), str(int(max(marks) / 2))
     summary = {"case": "e2e_allocators_summary", "model": model_name, "marks": marks, "latency_ms": table}
