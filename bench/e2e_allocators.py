@@ -5,8 +5,7 @@
 
 Each RUN_DIR is one `tessera tune MODEL.onnx` run (bench/e2e_tune.sh leaves them in
 build/e2e_tune/MODEL_ALLOCATOR). Its records, cut at each mark (the trials its curve.csv counts
-when its tuning clock passed `mark` seconds: what the run knew then; without a curve, the records
-within `mark` seconds of the first one), are written to
+when its tuning clock passed `mark` seconds: what the run knew then), are written to
 build/e2e_allocators/ and the network is run with each cut (`tessera run --records CUT --json`)
 in rounds, every round running all cuts one after the other in a rotated order, so that the
 machine's load falls on all of them alike. Each cut's figure is the best of its per-round medians.
@@ -26,7 +25,6 @@ MODEL_round_robin; another name stands for itself). Runs only when named; never 
 """
 import argparse
 import csv
-import datetime
 import json
 import os
 import subprocess
@@ -48,51 +46,26 @@ def allocator_of(run_dir):
     return name
 
 
-def parse_time(stamp):
-    return datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")
-
-
 def read_records(run_dir):
-    """(timestamp, line) of every record of the run (its records.jsonl), in the order written."""
-    out = []
+    """Every record line of the run (its records.jsonl, one per trial), in the order written."""
     with open(os.path.join(run_dir, "records.jsonl")) as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a torn last line of a killed run: tessera run skips it too
-            if "timestamp" in record and "workload_key" in record:
-                out.append((parse_time(record["timestamp"]), line))
-    return out
+        return [line.strip() for line in f if line.strip()]
 
 
 def write_cut(records, count, path):
-    """The first `count` records (a run writes one per trial, in order) to `path`."""
-    kept = [line for _, line in records[:count]]
+    """The first `count` records to `path`."""
     with open(path, "w") as f:
-        f.write("\n".join(kept) + ("\n" if kept else ""))
-    return len(kept)
-
-
-def cut_by_time(records, seconds):
-    """Without a curve: how many records came within `seconds` of the first one."""
-    start = min(t for t, _ in records)
-    return sum(1 for t, _ in records if (t - start).total_seconds() <= seconds)
+        f.write("".join(line + "\n" for line in records[:count]))
+    return min(count, len(records))
 
 
 def curve_at(run_dir, seconds):
     """(trials, estimate ms) when the run's tuning clock passed `seconds` (the end of the round that
     crossed it; the run's end if it never did), from its curve.csv (the
     clock leaves out the preparation and the network's own timings, so it is the budget's);
-    None without a curve."""
-    path = os.path.join(run_dir, "curve.csv")
-    if not os.path.exists(path):
-        return None
+    None before the run's first estimate."""
     at = None
-    with open(path) as f:
+    with open(os.path.join(run_dir, "curve.csv")) as f:
         for row in csv.DictReader(f):
             if row["task"] != "<network>" or float(row["best_seconds"]) <= 0:
                 continue
@@ -131,15 +104,14 @@ def main():
 
     cuts = []  # (allocator, mark, path, record count, estimate ms)
     for run_dir in args.run_dirs:
+        if not all(os.path.exists(os.path.join(run_dir, f)) for f in ("records.jsonl", "curve.csv")):
+            sys.exit("e2e_allocators: %s is not a tuned network's run directory (no records.jsonl or curve.csv)" % run_dir)
         records = read_records(run_dir)
-        if not records:
-            sys.exit("e2e_allocators: no records under %s" % run_dir)
         allocator = allocator_of(run_dir)
         for mark in marks:
             path = os.path.join(work, "%s_%s_%d.jsonl" % (model_name, allocator, mark))
-            at = curve_at(run_dir, mark)
-            count = at[0] if at else cut_by_time(records, mark)
-            cuts.append((allocator, mark, path, write_cut(records, count, path), at[1] if at else None))
+            trials, estimate = curve_at(run_dir, mark) or (0, None)
+            cuts.append((allocator, mark, path, write_cut(records, trials, path), estimate))
     log("%s: %d cuts, %d rounds" % (model_name, len(cuts), args.rounds))
 
     timings = {i: [] for i in range(len(cuts))}
