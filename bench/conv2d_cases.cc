@@ -18,10 +18,16 @@
 namespace tessera::bench {
 namespace {
 
-// "plain" or the inner blocking oneDNN chose, e.g. "blocked 16b1" (16 of dimension 1 inside).
+// The layout oneDNN chose: "plain strides ..." (one stride per logical dimension, N C H W, so
+// NHWC activations read "plain strides H*W*C 1 W*C C"), or its inner blocking, e.g. "blocked
+// 16b1" (16 of dimension 1 inside: nChw16c).
 std::string describe_layout(const dnnl::memory::desc& md) {
   const auto& blocking = md.data.format_desc.blocking;
-  if (blocking.inner_nblks == 0) return "plain";
+  if (blocking.inner_nblks == 0) {
+    std::string text = "plain strides";
+    for (int i = 0; i < md.data.ndims; ++i) text += " " + std::to_string(blocking.strides[i]);
+    return text;
+  }
   std::string text = "blocked";
   for (int i = 0; i < blocking.inner_nblks; ++i) {
     text += " " + std::to_string(blocking.inner_blks[i]) + "b" + std::to_string(blocking.inner_idxs[i]);
