@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <string>
 
 namespace tessera::agents {
 namespace {
@@ -62,17 +63,33 @@ class Gradient : public TaskAllocator {
   }
 };
 
+// The highest throughput (FLOPs per second of the best kernel) among the tasks similar to `i`,
+// itself included; 0 when none has a correct kernel.
+double best_similar_throughput(const NetworkObservation& obs, int i) {
+  double best = 0;
+  for (int j : obs.similar(i)) {
+    const double gj = obs.views[static_cast<size_t>(j)].best_seconds;
+    if (std::isfinite(gj) && gj > 0) best = std::max(best, obs.tasks[static_cast<size_t>(j)].flops / gj);
+  }
+  return best;
+}
+
 // harl's top level: the task whose next round is expected to cut the estimate most per
 // second, value = share x gain / seconds, where share is the task's part of the estimate
 // (weight x best / estimate, known), seconds its mean search round (learned; the network's
 // mean until it has one), and gain the relative drop of its best in one round: learned from the
 // task's rounds in a sliding window, shrunk toward the network's mean gain in that window
-// (empirical Bayes: one round's worth of prior), plus a UCB bonus in the same units. Unlike
+// (empirical Bayes: one round's worth of prior), plus a UCB bonus in the same units. A task far
+// slower than a similar one (same op, same FLOP class) takes a higher prior: the relative gain
+// of reaching half that task's throughput, Ansor's forward bound with its beta = 2 (on
+// MobileNetV2, four tasks 2x or more behind; after 600 s the gradient allocator had three of
+// them 18-61% faster than harl without it). Unlike
 // Ansor's g/t, the gain is measured: a heavy task that has stopped improving loses its rounds
 // to lighter ones that still improve. A task's first round (defaults, warm-up) teaches nothing
-// about search and is left out of the statistics; its second is a search round whatever its
-// share, as a bandit plays each arm once: ResNet-50's max pool, 1.5% of the estimate at its
-// default and 2x faster one vector width away, got no search round in 20 minutes without it.
+// about search and is left out of the statistics; the next two are search rounds whatever its
+// share (kExploreSearchRounds), as a bandit plays each arm before trusting its mean: ResNet-50's
+// max pool, 1.5% of the estimate at its default and 2x faster one vector width away, got no
+// search round in 20 minutes without any.
 class HarlAllocator : public TaskAllocator {
  public:
   explicit HarlAllocator(uint64_t seed) : rng_(seed) {}
@@ -88,8 +105,9 @@ class HarlAllocator : public TaskAllocator {
         return static_cast<int>(i);
       }
     }
-    if (int first = next_open(obs, 0, 2); first >= 0) {
-      reason_ = "explore: its first search round";
+    if (int first = next_open(obs, 0, 1 + kExploreSearchRounds); first >= 0) {
+      reason_ = "explore: search round " + std::to_string(obs.views[static_cast<size_t>(first)].rounds) + " of " +
+                std::to_string(kExploreSearchRounds);
       return first;
     }
     const size_t n = obs.tasks.size();
@@ -108,15 +126,17 @@ class HarlAllocator : public TaskAllocator {
       if (v.exhausted) continue;
       const double share = obs.tasks[i].weight * v.best_seconds / obs.estimate_seconds;
       const double seconds = i < search_rounds_.size() && search_rounds_[i] > 0 ? round_seconds_[i] / search_rounds_[i] : mean_round;
-      const double gain = (gain_sum[i] + pooled) / (plays[i] + 1);
+      const double peer = best_similar_throughput(obs, static_cast<int>(i));
+      const double behind = peer > 0 && obs.tasks[i].flops > 0 ? 1 - kBeta * obs.tasks[i].flops / peer / v.best_seconds : 0;
+      const double gain = (gain_sum[i] + std::max(pooled, behind)) / (plays[i] + 1);
       const double bonus = pooled * std::sqrt(horizon / (plays[i] + 1));
       double value = share * (gain + bonus) / std::max(seconds, 1e-6);
       value *= 1 + 1e-9 * std::uniform_real_distribution<double>(0, 1)(rng_);  // random tie-break
       if (value > top) {
         top = value, pick = static_cast<int>(i);
         char text[160];
-        std::snprintf(text, sizeof text, "share %.1f%%, gain %.3g + bonus %.3g per round of %.3g s", 100 * share, gain,
-                      bonus, seconds);
+        std::snprintf(text, sizeof text, "share %.1f%%, gain %.3g + bonus %.3g per round of %.3g s%s", 100 * share, gain,
+                      bonus, seconds, behind > pooled ? " (2x+ slower than a similar task)" : "");
         reason_ = text;
       }
     }
@@ -140,6 +160,14 @@ class HarlAllocator : public TaskAllocator {
   }
 
  private:
+  // Search rounds every task gets before the rule. A per-task search's first round is its
+  // initialization (evolutionary search: a sampled population, measured); the second is the
+  // first to build on measurements. Under round-robin (every task every round, so no selection
+  // bias), the mean relative gain of the first and second search rounds: MobileNetV2 0.011 and
+  // 0.065, ResNet-50 0.027 and 0.013, against 0.004-0.025 for the fifth (bench/NOTES.md). With
+  // one, seven MobileNetV2 tasks whose first round found little got no other in 20 minutes.
+  static constexpr int kExploreSearchRounds = 2;
+  static constexpr double kBeta = 2.0;  // Ansor's: a similar task's throughput, halved, is reachable
   std::mt19937_64 rng_;
   std::deque<std::pair<int, double>> window_;  // (task, relative gain of its round)
   std::vector<double> round_seconds_, search_rounds_, seen_seconds_;
@@ -159,11 +187,7 @@ double ansor_gradient(const NetworkObservation& obs, int i, double alpha, int wi
   }
   const double t = std::max(1, v.rounds);
   double next = g - g / t;
-  double best_throughput = 0;
-  for (int j : obs.similar(i)) {
-    const double gj = obs.views[static_cast<size_t>(j)].best_seconds;
-    if (std::isfinite(gj) && gj > 0) best_throughput = std::max(best_throughput, obs.tasks[static_cast<size_t>(j)].flops / gj);
-  }
+  const double best_throughput = best_similar_throughput(obs, i);
   if (best_throughput > 0) next = std::min(next, beta * obs.tasks[static_cast<size_t>(i)].flops / best_throughput);
   const double forward = next - g;
   return chain * (alpha * backward + (1 - alpha) * forward);

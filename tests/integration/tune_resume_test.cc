@@ -249,6 +249,10 @@ TEST(TuneNetwork, KilledAtRandomMomentsLosesAndRepeatsNothing) {
   EXPECT_EQ(summary["tasks"].size(), 4u);
   EXPECT_GT(summary.value("measured_ms", 0.0), 0.0) << "the network was not run with the tuned kernels";
   EXPECT_GT(summary.value("estimated_ms", 0.0), 0.0);
+  // fails if the allocator's own estimate is missing or in other units than the re-timed one (ms)
+  const double in_loop = summary.value("estimated_ms_in_loop", 0.0), estimated = summary.value("estimated_ms", 0.0);
+  EXPECT_GT(in_loop, 0.3 * estimated) << summary.dump(2);
+  EXPECT_LT(in_loop, 3.0 * estimated) << summary.dump(2);
   // `tessera best` reads a network run back (it used to find no task and print nothing): each
   // fused task with its best schedule.
   const fs::path best = root / "best.txt";
