@@ -14,14 +14,19 @@ The latency measured inside a tuning process is taken minutes apart from run to 
 15% with the machine's load; these cuts are all timed in the same minutes, so the allocators'
 curves can be set against each other. Prints one JSON line per run and mark, then one per
 model with the issue's criteria:
-  {"case": "e2e_allocators", "model", "allocator", "mark_s", "records", "latency_ms", "rounds_ms",
-   "estimated_ms" (the run's own estimate then, from its curve.csv: worker times, no load noise)}
-  {"case": "e2e_allocators_summary", "model", "cpu", "marks", "latency_ms" (allocator -> mark ->
-   ms), "harl_half_vs_gradient_full" (harl's ms at half the budget / gradient's at the whole:
-   <= 1 means harl reached gradient's end in at most half the time), "harl_end_vs_round_robin_end"
-   (<= 1 means harl did not end worse), and both again from the runs' estimates (*_estimated)}
-Each run's allocator is read from its directory's name (MODEL_harl, MODEL_gradient,
-MODEL_round_robin; another name stands for itself). Runs only when named; never in CI.
+  {"case": "e2e_allocators", "model", "run" (the run directory's name), "allocator", "mark_s",
+   "records", "latency_ms", "rounds_ms", "estimated_ms" (the run's own estimate then, from its
+   curve.csv: worker times, no load noise)}
+  {"case": "e2e_allocators_summary", "model", "cpu", "marks", "allocators" (run -> allocator),
+   "latency_ms" and "estimated_ms" (run -> mark -> ms), "harl_half_vs_gradient_full" (harl's ms
+   at half the budget / gradient's at the whole: <= 1 means harl reached gradient's end in at most
+   half the time), "harl_end_vs_round_robin_end" (<= 1 means harl did not end worse), both again
+   from the runs' estimates (*_estimated), and "per_run" (harl run -> those four)}
+Each run's allocator is read from its summary.json (a run killed before its end: its directory's
+name, MODEL_ALLOCATOR); lines name the run by its directory too, so two runs of one allocator
+(harl before and after a change) are told apart. The criteria are given for every harl run
+("per_run"), against the first gradient and round-robin runs named; the top-level keys are the
+first harl run's. Runs only when named; never in CI.
 """
 import argparse
 import csv
@@ -39,6 +44,11 @@ def log(text):
 
 
 def allocator_of(run_dir):
+    try:
+        with open(os.path.join(run_dir, "summary.json")) as f:
+            return json.load(f)["allocator"]
+    except (OSError, ValueError, KeyError):
+        pass
     name = os.path.basename(os.path.normpath(run_dir))
     for a in ALLOCATORS:
         if name.endswith("_" + a) or name == a:
@@ -102,16 +112,20 @@ def main():
     work = os.path.join(ROOT, "build", "e2e_allocators")
     os.makedirs(work, exist_ok=True)
 
-    cuts = []  # (allocator, mark, path, record count, estimate ms)
+    cuts = []  # (run, mark, path, record count, estimate ms)
+    allocator_of_run = {}
     for run_dir in args.run_dirs:
         if not all(os.path.exists(os.path.join(run_dir, f)) for f in ("records.jsonl", "curve.csv")):
             sys.exit("e2e_allocators: %s is not a tuned network's run directory (no records.jsonl or curve.csv)" % run_dir)
         records = read_records(run_dir)
-        allocator = allocator_of(run_dir)
+        run = os.path.basename(os.path.normpath(run_dir))
+        if run in allocator_of_run:
+            sys.exit("e2e_allocators: two run directories named %s" % run)
+        allocator_of_run[run] = allocator_of(run_dir)
         for mark in marks:
-            path = os.path.join(work, "%s_%s_%d.jsonl" % (model_name, allocator, mark))
+            path = os.path.join(work, "%s_%d.jsonl" % (run, mark))
             trials, estimate = curve_at(run_dir, mark) or (0, None)
-            cuts.append((allocator, mark, path, write_cut(records, trials, path), estimate))
+            cuts.append((run, mark, path, write_cut(records, trials, path), estimate))
     log("%s: %d cuts, %d rounds" % (model_name, len(cuts), args.rounds))
 
     timings = {i: [] for i in range(len(cuts))}
@@ -121,24 +135,25 @@ def main():
         shift = r * len(cuts) // args.rounds
         order = order[shift:] + order[:shift]
         for i in order:
-            allocator, mark, path = cuts[i][:3]
+            run, mark, path = cuts[i][:3]
             try:
                 ms = run_network(args.tessera, args.model, path, args.runs)
             except RuntimeError as e:  # one failed run leaves that round out, not the comparison
                 errors.setdefault(i, str(e))
-                log("round %d: %s at %d s: %s" % (r + 1, allocator, mark, e))
+                log("round %d: %s at %d s: %s" % (r + 1, run, mark, e))
                 continue
             timings[i].append(ms)
-            log("round %d: %s at %d s: %.3f ms" % (r + 1, allocator, mark, ms))
+            log("round %d: %s at %d s: %.3f ms" % (r + 1, run, mark, ms))
 
     table, estimates = {}, {}
-    for i, (allocator, mark, _, count, estimate) in enumerate(cuts):
+    for i, (run, mark, _, count, estimate) in enumerate(cuts):
         best = min(timings[i]) if timings[i] else None
         if best is not None:
-            table.setdefault(allocator, {})[str(int(mark))] = best
+            table.setdefault(run, {})[str(int(mark))] = best
         if estimate:
-            estimates.setdefault(allocator, {})[str(int(mark))] = estimate
-        line = {"case": "e2e_allocators", "model": model_name, "allocator": allocator, "mark_s": mark,
+            estimates.setdefault(run, {})[str(int(mark))] = estimate
+        line = {"case": "e2e_allocators", "model": model_name, "run": run,
+                "allocator": allocator_of_run[run], "mark_s": mark,
                 "records": count, "latency_ms": round(best, 3) if best is not None else None,
                 "estimated_ms": round(estimate, 3) if estimate else None,
                 "rounds_ms": [round(t, 3) for t in timings[i]]}
@@ -152,13 +167,24 @@ def main():
         summary["cpu"] = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
     except (OSError, StopIteration):
         summary["cpu"] = None
+    summary["allocators"] = allocator_of_run
     summary["estimated_ms"] = {a: {m: round(v, 3) for m, v in e.items()} for a, e in estimates.items()}
-    for suffix, t in (("", table), ("_estimated", estimates)):
-        harl, gradient, rr = t.get("harl", {}), t.get("gradient", {}), t.get("round_robin", {})
-        summary["harl_half_vs_gradient_full" + suffix] = (round(harl[half] / gradient[full], 3)
-                                                          if half in harl and full in gradient else None)
-        summary["harl_end_vs_round_robin_end" + suffix] = (round(harl[full] / rr[full], 3)
-                                                           if full in harl and full in rr else None)
+    first = {}  # allocator -> its first run named
+    for run, allocator in allocator_of_run.items():
+        first.setdefault(allocator, run)
+    per_run = {}
+    for run in (r for r, a in allocator_of_run.items() if a == "harl"):
+        criteria = {}
+        for suffix, t in (("", table), ("_estimated", estimates)):
+            harl = t.get(run, {})
+            gradient, rr = t.get(first.get("gradient"), {}), t.get(first.get("round_robin"), {})
+            criteria["harl_half_vs_gradient_full" + suffix] = (round(harl[half] / gradient[full], 3)
+                                                               if half in harl and full in gradient else None)
+            criteria["harl_end_vs_round_robin_end" + suffix] = (round(harl[full] / rr[full], 3)
+                                                                if full in harl and full in rr else None)
+        per_run[run] = criteria
+    summary.update(per_run.get(first.get("harl"), {}))
+    summary["per_run"] = per_run
     print(json.dumps(summary), flush=True)
 
 
