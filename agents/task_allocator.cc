@@ -83,8 +83,7 @@ double best_similar_throughput(const NetworkObservation& obs, int i) {
 // slower than a similar one (same op, same FLOP class) takes a higher prior: the relative gain
 // of reaching half that task's throughput, Ansor's forward bound with its beta = 2 (on
 // MobileNetV2, four tasks 2x or more behind; after 600 s the gradient allocator had three of
-// them 18-61% faster than harl without it); a task whose next search round is one other tasks
-// have had takes their mean gain in it, if higher (stage_gain). Unlike
+// them 18-61% faster than harl without it). Unlike
 // Ansor's g/t, the gain is measured: a heavy task that has stopped improving loses its rounds
 // to lighter ones that still improve. A task's first round (defaults, warm-up) teaches nothing
 // about search and is left out of the statistics; the next two are search rounds whatever its
@@ -129,9 +128,7 @@ class HarlAllocator : public TaskAllocator {
       const double seconds = i < search_rounds_.size() && search_rounds_[i] > 0 ? round_seconds_[i] / search_rounds_[i] : mean_round;
       const double peer = best_similar_throughput(obs, static_cast<int>(i));
       const double behind = peer > 0 && obs.tasks[i].flops > 0 ? 1 - kBeta * obs.tasks[i].flops / peer / v.best_seconds : 0;
-      const double at_stage = stage_gain(i < search_rounds_.size() ? static_cast<size_t>(search_rounds_[i]) + 1 : 1);
-      const double prior = std::max({pooled, at_stage, behind});
-      const double gain = (gain_sum[i] + prior) / (plays[i] + 1);
+      const double gain = (gain_sum[i] + std::max(pooled, behind)) / (plays[i] + 1);
       const double bonus = pooled * std::sqrt(horizon / (plays[i] + 1));
       double value = share * (gain + bonus) / std::max(seconds, 1e-6);
       value *= 1 + 1e-9 * std::uniform_real_distribution<double>(0, 1)(rng_);  // random tie-break
@@ -139,10 +136,7 @@ class HarlAllocator : public TaskAllocator {
         top = value, pick = static_cast<int>(i);
         char text[160];
         std::snprintf(text, sizeof text, "share %.1f%%, gain %.3g + bonus %.3g per round of %.3g s%s", 100 * share, gain,
-                      bonus, seconds,
-                      behind == prior && behind > pooled ? " (2x+ slower than a similar task)"
-                      : at_stage == prior && at_stage > pooled ? " (prior: other tasks' gain at this round)"
-                                                                : "");
+                      bonus, seconds, behind > pooled ? " (2x+ slower than a similar task)" : "");
         reason_ = text;
       }
     }
@@ -161,11 +155,7 @@ class HarlAllocator : public TaskAllocator {
     if (v.rounds < 2 || h.size() < 2 || !std::isfinite(h[h.size() - 2]) || h[h.size() - 2] <= 0) return;
     round_seconds_[t] += spent;
     search_rounds_[t] += 1;
-    const double gain = std::max(0.0, (h[h.size() - 2] - h.back()) / h[h.size() - 2]);
-    window_.emplace_back(task, gain);
-    const size_t stage = static_cast<size_t>(search_rounds_[t]);
-    if (stage_sum_.size() <= stage) stage_sum_.resize(stage + 1, 0), stage_count_.resize(stage + 1, 0);
-    stage_sum_[stage] += gain, stage_count_[stage] += 1;
+    window_.emplace_back(task, std::max(0.0, (h[h.size() - 2] - h.back()) / h[h.size() - 2]));
     while (window_.size() > std::max<size_t>(64, 4 * obs.tasks.size())) window_.pop_front();
   }
 
@@ -178,23 +168,9 @@ class HarlAllocator : public TaskAllocator {
   // one, seven MobileNetV2 tasks whose first round found little got no other in 20 minutes.
   static constexpr int kExploreSearchRounds = 2;
   static constexpr double kBeta = 2.0;  // Ansor's: a similar task's throughput, halved, is reachable
-  // The mean relative gain of the other tasks at their `stage`-th search round (over the whole
-  // run, not the window: a task asks about the round it has not had, so every gain there is
-  // another task's); 0 where none has had it. Searches slow down with the rounds they have had,
-  // each at its own pace: late in a run the window holds the converged rounds of the heavy
-  // tasks, and its mean, as the prior of a light task that has had two rounds, said its third
-  // was worth nothing. On BERT-base harl left the softmax after its two exploring rounds (34
-  // trials, 0.144 ms); round-robin's 498 trials took it to 0.098, 0.55 ms of the network's 202.
-  // Tasks that reached a stage were chosen for their gains, so the mean leans optimistic, as a
-  // prior for exploring may.
-  double stage_gain(size_t stage) const {
-    return stage < stage_count_.size() && stage_count_[stage] > 0 ? stage_sum_[stage] / stage_count_[stage] : 0;
-  }
-
   std::mt19937_64 rng_;
   std::deque<std::pair<int, double>> window_;  // (task, relative gain of its round)
   std::vector<double> round_seconds_, search_rounds_, seen_seconds_;
-  std::vector<double> stage_sum_, stage_count_;  // by a task's search round (1-based): gains, rounds
 };
 
 }  // namespace

@@ -14,9 +14,8 @@
 //                round should cut the estimate most per second:
 //                share of the estimate x expected relative gain of a round / its round time,
 //                the gain learned per task in a sliding window, shrunk toward a prior (the
-//                network's mean gain; the other tasks' mean gain in the search round the task
-//                would play next; more for a task 2x slower than a similar one: the highest),
-//                with a UCB bonus (see HarlAllocator in the .cc).
+//                network's mean gain, or more for a task 2x slower than a similar one), with
+//                a UCB bonus (see HarlAllocator in the .cc).
 // Exhausted tasks are never chosen.
 //
 // Adding an allocator: implement TaskAllocator in agents/<name>.{h,cc} (or here when small),

@@ -182,23 +182,6 @@ TEST(TaskAllocators, HarlGivesATaskFarBehindASimilarOneMoreRounds) {
   EXPECT_LT(harl_estimate, rr_estimate);
 }
 
-// A light task whose two exploring rounds found nothing, but whose third search round halves it,
-// beside a heavy task that converges after five: once the heavy task's gains have left the
-// window, the window's mean (the old prior) says the light task's third round is worth nothing,
-// while the heavy task's own third round cut it by 15%. harl takes that as the light task's
-// prior and gives it the round; without it the light task stays at 2.0 (estimate 502).
-TEST(TaskAllocators, HarlExpectsOfATasksNextRoundWhatOtherTasksGainedInTheirs) {
-  std::vector<Curve> curves = {{0, 0, 0, 10, {100, 80, 65, 55, 51, 50}, "conv2d", 1e9},  // heavy, converges
-                               {0, 0, 0, 1, {2.0, 2.0, 2.0, 1.0, 0.5, 0.4}, "dense", 1e9}};
-  Synthetic net(curves);
-  auto env = net.make_env(100);
-  auto harl = make_allocator("harl", 13).value();
-  std::vector<int> chosen;
-  const double estimate = run(*harl, env, &chosen);
-  EXPECT_GE(std::count(chosen.begin(), chosen.end(), 1), 4) << "a third search round for the light task";
-  EXPECT_LT(estimate, 501.5);
-}
-
 // The run log says why each task was chosen: a warm-up round, then the allocator's own rule
 // (fails if a reason is left over from an earlier choice or never set).
 TEST(TaskAllocators, EachChoiceSaysWhy) {
