@@ -4,7 +4,9 @@
 // alternately with oneDNN's convolution (the formats oneDNN picks, weights reordered outside
 // the timing; Tessera's packing also runs once, outside). One line per conv with the chosen
 // sketch and layouts, and a last line with the geometric mean of the ratios.
-// TESSERA_CONVS=name,... narrows the list. conv_probe times one given schedule of one suite conv.
+// TESSERA_CONVS=name,... narrows the list; TESSERA_CONV_LAYOUT=nhwc runs every conv channels-last
+// (NHWC activations, HWIO weights), the layout a network tuned end to end computes in. conv_probe
+// times one given schedule of one suite conv.
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
@@ -46,6 +48,11 @@ schedule::Conv2dParams params_of(const experiments::TaskSpec& spec) {
   return p;
 }
 
+schedule::Layout suite_layout() {
+  const char* layout = std::getenv("TESSERA_CONV_LAYOUT");
+  return layout && std::string(layout) == "nhwc" ? schedule::Layout::kNHWC : schedule::Layout::kNCHW;
+}
+
 Result<std::vector<NamedConv>> suite_convs() {
   auto config = experiments::load_config(TESSERA_SOURCE_DIR "/configs/op_suite.yaml");
   if (!config) return config.error();
@@ -64,6 +71,7 @@ Result<std::vector<NamedConv>> suite_convs() {
   convs.push_back({"resnet50_conv3_3x3_s2", stride2});
   convs.push_back({"resnext_grouped_3x3_g32", grouped});
   convs.push_back({"resnet50_conv5_1x1_k2048", wide_1x1});
+  for (NamedConv& conv : convs) conv.params.layout = suite_layout();
   return convs;
 }
 
@@ -84,7 +92,9 @@ nlohmann::json run_conv_suite(int trials) {
     nlohmann::json line;
     const std::string agent_name = agent ? agent : "harl";
     auto compiled = search_and_compile(*dag, agent_name, trials,
-                                       "conv_suite_" + conv.name + "_" + agent_name + "_" + std::to_string(trials), line);
+                                       "conv_suite_" + conv.name + (conv.params.layout == schedule::Layout::kNHWC ? "_nhwc_" : "_") +
+                                           agent_name + "_" + std::to_string(trials),
+                                       line);
     if (!compiled) {
       lines.push_back(error_json(conv.name + ": " + compiled.error().message));
       continue;

@@ -85,8 +85,18 @@ def curve_at(run_dir, seconds):
     return at
 
 
-def run_network(tessera, model, records, runs):
-    command = [tessera, "run", model, "--records", records, "--runs", str(runs), "--threads", "1", "--json"]
+def layout_of(run_dir):
+    """The activation layout the run tuned in (its config.yaml; runs from before layouts: nchw)."""
+    try:
+        with open(os.path.join(run_dir, "config.yaml")) as f:
+            return json.load(f).get("layout", "nchw")
+    except (OSError, ValueError):
+        return "nhwc"
+
+
+def run_network(tessera, model, records, runs, layout):
+    command = [tessera, "run", model, "--records", records, "--layout", layout, "--runs", str(runs), "--threads", "1",
+               "--json"]
     done = subprocess.run(command, capture_output=True, text=True)
     lines = [l for l in done.stdout.splitlines() if l.startswith("{")]
     if done.returncode != 0 or not lines:
@@ -113,6 +123,7 @@ def main():
     os.makedirs(work, exist_ok=True)
 
     cuts = []  # (run, mark, path, record count, estimate ms)
+    layout_of_run = {}
     allocator_of_run = {}
     for run_dir in args.run_dirs:
         if not all(os.path.exists(os.path.join(run_dir, f)) for f in ("records.jsonl", "curve.csv")):
@@ -122,6 +133,7 @@ def main():
         if run in allocator_of_run:
             sys.exit("e2e_allocators: two run directories named %s" % run)
         allocator_of_run[run] = allocator_of(run_dir)
+        layout_of_run[run] = layout_of(run_dir)
         for mark in marks:
             path = os.path.join(work, "%s_%d.jsonl" % (run, mark))
             trials, estimate = curve_at(run_dir, mark) or (0, None)
@@ -137,7 +149,7 @@ def main():
         for i in order:
             run, mark, path = cuts[i][:3]
             try:
-                ms = run_network(args.tessera, args.model, path, args.runs)
+                ms = run_network(args.tessera, args.model, path, args.runs, layout_of_run[run])
             except RuntimeError as e:  # one failed run leaves that round out, not the comparison
                 errors.setdefault(i, str(e))
                 log("round %d: %s at %d s: %s" % (r + 1, run, mark, e))

@@ -15,6 +15,7 @@
 #include "agents/task_allocator.h"
 #include "env/cost_model_registry.h"
 #include "experiments/search_setup.h"
+#include "graph/prepare.h"
 #include "runtime/cuda/nvrtc.h"
 #include "schedule/ops.h"
 
@@ -159,6 +160,17 @@ Result<TuneConfig> load_config(const std::string& path, const std::vector<std::s
   return parse_config(root, path, overrides);
 }
 
+std::optional<std::string> layout_of_run(const std::string& run) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = fs::is_directory(run, ec) ? fs::path(run) : fs::path(run).parent_path();
+  std::ifstream file(dir / "config.yaml");
+  if (!file) return std::nullopt;
+  nlohmann::json config = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
+  if (!config.is_object() || !config.contains("network")) return std::nullopt;
+  return config.contains("layout") && config["layout"].is_string() ? config["layout"].get<std::string>() : "nchw";
+}
+
 Result<TuneConfig> load_network_config(const std::string& model, const std::vector<std::string>& overrides) {
   YAML::Node root;
   root["run_dir"] = "runs/" + std::filesystem::path(model).stem().string();
@@ -179,7 +191,7 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     if (auto r = apply_override(root, o); !r) return r.error();
   }
   Reader r(path, overrides);
-  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "plugins", "target", "tasks", "network", "allocator", "transfer", "search", "proxy", "budget", "measure", "mpi"}); !ok) {
+  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "plugins", "target", "tasks", "network", "layout", "allocator", "transfer", "search", "proxy", "budget", "measure", "mpi"}); !ok) {
     return ok.error();
   }
   TuneConfig c;
@@ -235,6 +247,12 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
       return r.error(n, "network", "no such file '" + c.network + "' (expected an ONNX model)");
     }
     c.network = std::filesystem::absolute(c.network).string();  // config.yaml replays from anywhere
+  }
+  if (c.target_kind == "cuda") c.layout = "nchw";
+  if (const YAML::Node l = root["layout"]) {
+    TRY_ASSIGN(c.layout, r.text(l, "layout"));
+    if (auto parsed = graph::parse_layout(c.layout); !parsed) return r.error(l, "layout", parsed.error().message);
+    if (c.network.empty()) return r.error(l, "layout", "layout is for network runs (a config with network:)");
   }
   if (const YAML::Node tr = root["transfer"]) {
     if (c.network.empty()) return r.error(tr, "transfer", "transfer is for network runs (a config with network:)");
@@ -453,6 +471,7 @@ nlohmann::json resolved_config(const TuneConfig& c) {
   if (!c.network.empty()) {
     out.erase("tasks");
     out["network"] = c.network;
+    out["layout"] = c.layout;
     out["allocator"] = c.allocator;
     out["transfer"] = c.transfer;
     out["budget"]["network_every_s"] = c.network_every_s;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,10 @@ struct TuneConfig {
   // then the whole network's.
   std::string network;
   std::string allocator = "harl";
+  // The activation layout between a network's tasks (graph/prepare.h): "nhwc" (the default
+  // on CPU: convolutions vectorize over channels with no copies) or "nchw" (the model's own;
+  // the default for cuda targets). Tasks, and so records, differ between the two.
+  std::string layout = "nhwc";
   // Other runs (directories or records files) whose records measured on this machine seed
   // each task's first round before any search (env/transfer.h); network runs only.
   std::vector<std::string> transfer;
@@ -92,6 +97,10 @@ struct TuneConfig {
 };
 
 Result<TuneConfig> load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+// The activation layout a network run tuned in, from its config.yaml beside `run` (a run
+// directory or a records file in one): its `layout`, "nchw" for a network run from before
+// layouts were chosen, nothing where there is no network run's config.
+std::optional<std::string> layout_of_run(const std::string& run);
 // `tessera tune MODEL.onnx`: the config of a network run with every default (run_dir
 // runs/<model name>, evolutionary search with the proxy, harl allocator, 2,000 trials or 20
 // minutes), overrides on top.

@@ -11,9 +11,8 @@
 
 #include "experiments/config.h"
 #include "experiments/run_tasks.h"
-#include "graph/fold.h"
-#include "graph/fuse.h"
 #include "graph/onnx/import.h"
+#include "graph/prepare.h"
 #include "runtime/builder.h"
 #include "runtime/records.h"
 #include "runtime/runner.h"
@@ -159,9 +158,12 @@ int run_replay(const std::string& run_dir) {
 int run_inspect(const std::vector<std::string>& args) {
   graph::ImportOptions options;
   std::string path;
+  graph::ActivationLayout layout = graph::ActivationLayout::kNHWC;
   for (size_t i = 0; i < args.size(); ++i) {
     const size_t eq = i + 1 < args.size() ? args[i + 1].find('=') : std::string::npos;
-    if (args[i] == "--dim" && eq != std::string::npos && eq > 0) {
+    if (args[i] == "--layout" && i + 1 < args.size() && graph::parse_layout(args[i + 1])) {
+      layout = *graph::parse_layout(args[++i]);
+    } else if (args[i] == "--dim" && eq != std::string::npos && eq > 0) {
       options.dim_values[args[i + 1].substr(0, eq)] = std::atoll(args[i + 1].c_str() + eq + 1);
       ++i;
     } else if (path.empty() && args[i].rfind("--", 0) != 0) {
@@ -172,7 +174,7 @@ int run_inspect(const std::vector<std::string>& args) {
     }
   }
   if (path.empty()) {
-    std::fprintf(stderr, "usage: tessera inspect MODEL.onnx [--dim NAME=VALUE ...]\n");
+    std::fprintf(stderr, "usage: tessera inspect MODEL.onnx [--layout nhwc|nchw] [--dim NAME=VALUE ...]\n");
     return 2;
   }
   auto raw = graph::import_onnx(path, options);
@@ -180,19 +182,16 @@ int run_inspect(const std::vector<std::string>& args) {
     std::fprintf(stderr, "%s\n", raw.error().message.c_str());
     return 1;
   }
-  auto folded = graph::fold_constants(*raw);
-  if (!folded) {
-    std::fprintf(stderr, "%s\n", folded.error().message.c_str());
+  auto prepared = graph::prepare_network(*raw, layout);
+  if (!prepared) {
+    std::fprintf(stderr, "%s\n", prepared.error().message.c_str());
     return 1;
   }
-  auto network = graph::fuse(*folded);
-  if (!network) {
-    std::fprintf(stderr, "%s\n", network.error().message.c_str());
-    return 1;
-  }
+  const graph::Graph* folded = &prepared->graph;
+  const graph::NetworkTasks* network = &prepared->tasks;
   double total = 0;
   for (const auto& t : network->tasks) total += t.dag.flop_count() * t.weight;
-  std::printf("%s: %zu nodes, %zu after folding; %zu tasks, %zu kernel launches, %.3f GFLOP per inference\n",
+  std::printf("%s: %zu nodes, %zu after folding and layout; %zu tasks, %zu kernel launches, %.3f GFLOP per inference\n",
               path.c_str(), raw->nodes.size(), folded->nodes.size(), network->tasks.size(),
               network->order.size(), total * 1e-9);
   std::printf("%-28s %-44s %-20s %12s %6s  %s\n", "task", "ops fused", "shape", "MFLOP", "weight", "workload");

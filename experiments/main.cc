@@ -52,7 +52,7 @@ const Command kCommands[] = {
     {"replay", "tessera replay RUN_DIR",
      "Recompile the best schedule of each task, check it against the reference again and re-measure\n"
      "it; exits non-zero if any fails."},
-    {"inspect", "tessera inspect MODEL.onnx [--dim NAME=VALUE ...]",
+    {"inspect", "tessera inspect MODEL.onnx [--layout nhwc|nchw] [--dim NAME=VALUE ...]",
      "Import an ONNX model, fold its constants (BatchNormalization into convs, shape arithmetic)\n"
      "and fuse it into tasks; print each task's fused ops, output shape, FLOPs and weight (its\n"
      "occurrences). --dim gives a value to a symbolic input dimension, e.g. --dim batch=1."},

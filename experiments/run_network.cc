@@ -13,10 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graph/fold.h"
-#include "graph/fuse.h"
+#include "experiments/config.h"
 #include "graph/interpret.h"
 #include "graph/onnx/import.h"
+#include "graph/prepare.h"
 #include "runtime/network_executor.h"
 #include "runtime/timing.h"
 
@@ -30,6 +30,7 @@ constexpr double kMinTimedSeconds = 1.0;
 
 struct Args {
   std::string model, records, input, output;
+  std::string layout;  // empty: the records' run's (experiments::layout_of_run), else nhwc
   int threads = 1, runs = 0;  // runs 0: at least kMinRuns, more until kMinTimedSeconds
   uint64_t seed = 1;
   bool json = false, check = true;
@@ -37,7 +38,7 @@ struct Args {
 };
 
 const char* kUsage =
-    "usage: tessera run MODEL.onnx [--records DIR_OR_FILE] [--threads N] [--input IN.bin] "
+    "usage: tessera run MODEL.onnx [--records DIR_OR_FILE] [--layout nhwc|nchw] [--threads N] [--input IN.bin] "
     "[--output OUT.bin] [--runs N] [--seed N] [--json] [--no-check] [--dim NAME=VALUE ...]\n";
 
 bool parse_positive(const std::string& text, int64_t* out) {
@@ -60,6 +61,8 @@ bool parse_args(const std::vector<std::string>& args, Args* a) {
       a->check = false;
     } else if (has_value && (flag == "--records" || flag == "--input" || flag == "--output")) {
       (flag == "--records" ? a->records : flag == "--input" ? a->input : a->output) = args[++i];
+    } else if (has_value && flag == "--layout" && graph::parse_layout(args[i + 1])) {
+      a->layout = args[++i];
     } else if (has_value && (flag == "--threads" || flag == "--runs" || flag == "--seed") &&
                parse_positive(args[i + 1], &number)) {
       if (flag == "--threads") a->threads = static_cast<int>(number);
@@ -155,17 +158,21 @@ int run_network(const std::vector<std::string>& args) {
   const auto start = Clock::now();
   auto raw = graph::import_onnx(a.model, a.import);
   if (!raw) return fail(raw.error().message);
-  auto folded = graph::fold_constants(*raw);
-  if (!folded) return fail(folded.error().message);
-  auto network = graph::fuse(*folded);
-  if (!network) return fail(network.error().message);
+  std::string layout_text = a.layout;
+  if (layout_text.empty()) layout_text = layout_of_run(a.records).value_or("nhwc");
+  auto layout = graph::parse_layout(layout_text);
+  if (!layout) return fail(layout.error().message);
+  auto prepared = graph::prepare_network(*raw, *layout);
+  if (!prepared) return fail(prepared.error().message);
+  const graph::Graph* folded = &prepared->graph;
+  const graph::NetworkTasks* network = &prepared->tasks;
   auto inputs = make_inputs(*raw, a);
   if (!inputs) return fail(inputs.error().message);
 
   runtime::ExecutorOptions options;
   options.records = a.records;
-  std::fprintf(stderr, "%s: %zu tasks, %zu kernel launches; compiling and checking each kernel...\n",
-               a.model.c_str(), network->tasks.size(), network->order.size());
+  std::fprintf(stderr, "%s: %zu tasks, %zu kernel launches, %s activations; compiling and checking each kernel...\n",
+               a.model.c_str(), network->tasks.size(), network->order.size(), layout_text.c_str());
   auto executor = runtime::NetworkExecutor::build(*folded, *network, options);
   if (!executor) return fail(executor.error().message);
   for (const std::string& w : executor->record_warnings()) std::fprintf(stderr, "warning: %s\n", w.c_str());

@@ -1,9 +1,8 @@
 // The tasks of a tuning config, built (see run_tasks.h).
 #include "experiments/run_tasks.h"
 
-#include "graph/fold.h"
-#include "graph/fuse.h"
 #include "graph/onnx/import.h"
+#include "graph/prepare.h"
 
 namespace tessera::experiments {
 
@@ -12,11 +11,11 @@ Result<std::vector<RunTask>> run_tasks(const TuneConfig& config) {
   if (!config.network.empty()) {
     auto imported = graph::import_onnx(config.network);
     if (!imported) return imported.error();
-    auto folded = graph::fold_constants(*imported);
-    if (!folded) return folded.error();
-    auto fused = graph::fuse(*folded);
-    if (!fused) return fused.error();
-    for (graph::FusedTask& t : fused->tasks) tasks.push_back({t.name, std::move(t.dag)});
+    auto layout = graph::parse_layout(config.layout);
+    if (!layout) return layout.error();
+    auto prepared = graph::prepare_network(*imported, *layout);
+    if (!prepared) return prepared.error();
+    for (graph::FusedTask& t : prepared->tasks.tasks) tasks.push_back({t.name, std::move(t.dag)});
     return tasks;
   }
   for (const TaskSpec& spec : config.tasks) {

@@ -22,9 +22,8 @@
 #include "experiments/run_outputs.h"
 #include "experiments/search_setup.h"
 #include "experiments/tune.h"
-#include "graph/fold.h"
-#include "graph/fuse.h"
 #include "graph/onnx/import.h"
+#include "graph/prepare.h"
 #include "runtime/default_schedule.h"
 #include "runtime/fingerprint.h"
 
@@ -63,10 +62,17 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   // Everything that can refuse the run does so before anything is written.
   auto imported = graph::import_onnx(config.network);
   if (!imported) return std::fprintf(stderr, "tessera tune: %s\n", imported.error().message.c_str()), 1;
-  auto folded = graph::fold_constants(*imported);
-  if (!folded) return std::fprintf(stderr, "tessera tune: %s\n", folded.error().message.c_str()), 1;
-  auto fused = graph::fuse(*folded);
-  if (!fused) return std::fprintf(stderr, "tessera tune: %s\n", fused.error().message.c_str()), 1;
+  auto layout = graph::parse_layout(config.layout);
+  if (!layout) return std::fprintf(stderr, "tessera tune: %s\n", layout.error().message.c_str()), 1;
+  if (auto earlier_layout = layout_of_run(config.run_dir); earlier_layout && *earlier_layout != config.layout) {
+    return std::fprintf(stderr, "tessera tune: run_dir '%s' was tuned with %s activations and this run asks for %s: its records "
+                        "would not match these tasks (--set layout=%s resumes it; or choose another run_dir)\n",
+                        config.run_dir.c_str(), earlier_layout->c_str(), config.layout.c_str(), earlier_layout->c_str()), 1;
+  }
+  auto prepared = graph::prepare_network(*imported, *layout);
+  if (!prepared) return std::fprintf(stderr, "tessera tune: %s\n", prepared.error().message.c_str()), 1;
+  const graph::Graph* folded = &prepared->graph;
+  graph::NetworkTasks* fused = &prepared->tasks;
   const fs::path dir(config.run_dir);
   const std::string records_path = (dir / "records.jsonl").string(), curve_path = (dir / "curve.csv").string();
   std::vector<std::string> record_warnings;
@@ -179,7 +185,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     if (p.task == kNetworkEstimateRow) spent_before = std::max(spent_before, p.elapsed_seconds);
   }
   log.say(fs::path(config.network).filename().string() + ": " + std::to_string(slots.size()) + " tasks, " +
-          std::to_string(fused->order.size()) + " kernel launches; allocator " + config.allocator + ", agent " +
+          std::to_string(fused->order.size()) + " kernel launches, " + config.layout + " activations; allocator " + config.allocator + ", agent " +
           config.search.agent + "; " + std::to_string(restored_trials) + " trials restored from " + records_path);
 
   auto total_trials = [&] {

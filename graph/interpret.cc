@@ -8,6 +8,8 @@
 #include <limits>
 #include <numeric>
 
+#include "graph/channels_last.h"
+
 namespace tessera::graph {
 namespace {
 
@@ -444,6 +446,17 @@ Result<std::vector<Value>> evaluate_node(const Node& node, const std::vector<con
       return make_error("input " + std::to_string(i) + " is missing");
   }
   if (inputs.empty() || !inputs[0]) return make_error("input 0 is missing");
+  if (is_channels_last(node)) {
+    // An NHWC conv or pool (graph/channels_last.h): the NCHW operator between transposes,
+    // HWIO weights back to OIHW.
+    std::vector<Value> nchw{transpose(*inputs[0], {0, 3, 1, 2})};
+    if (node.op_type == "Conv") nchw.push_back(transpose(*inputs[1], {3, 2, 0, 1}));
+    std::vector<const Value*> args;
+    for (size_t i = 0; i < inputs.size(); ++i) args.push_back(i < nchw.size() ? &nchw[i] : inputs[i]);
+    auto out = evaluate_one(node, args, opset);
+    if (!out) return out.error();
+    return std::vector<Value>{transpose(*out, {0, 2, 3, 1})};
+  }
   auto out = evaluate_one(node, inputs, opset);
   if (!out) return out.error();
   std::vector<Value> outs{std::move(*out)};

@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 
+#include "graph/channels_last.h"
 #include "schedule/ops.h"
 
 namespace tessera::graph {
@@ -141,6 +142,7 @@ Result<Tensor> conv(const Ctx& c) {
   if (!w) return w.error();
   if ((*x)->shape.size() != 4)
     return c.fail("only 2-D convolutions (4-D NCHW input) are supported");
+  const bool nhwc = is_channels_last(c.node);  // NHWC input, HWIO weights (channels_last.h)
   const std::string auto_pad = c.node.get_string("auto_pad", "NOTSET");
   if (auto_pad != "NOTSET" && auto_pad != "VALID")
     return c.fail("auto_pad " + auto_pad + " is not supported");
@@ -151,8 +153,14 @@ Result<Tensor> conv(const Ctx& c) {
   schedule::Conv2dParams p;
   const Shape& xs = (*x)->shape;
   const Shape& ws = (*w)->shape;
-  p.batch = xs[0], p.in_channels = xs[1], p.height = xs[2], p.width = xs[3];
-  p.out_channels = ws[0], p.kernel_h = ws[2], p.kernel_w = ws[3];
+  if (nhwc) {
+    p.layout = schedule::Layout::kNHWC;
+    p.batch = xs[0], p.height = xs[1], p.width = xs[2], p.in_channels = xs[3];
+    p.kernel_h = ws[0], p.kernel_w = ws[1], p.out_channels = ws[3];
+  } else {
+    p.batch = xs[0], p.in_channels = xs[1], p.height = xs[2], p.width = xs[3];
+    p.out_channels = ws[0], p.kernel_h = ws[2], p.kernel_w = ws[3];
+  }
   p.stride_h = st[0], p.stride_w = st[1], p.dilation_h = dil[0], p.dilation_w = dil[1];
   p.pad_h = pads[0], p.pad_w = pads[1], p.pad_bottom = pads[2], p.pad_right = pads[3];
   p.groups = c.node.get_int("group", 1);
@@ -166,7 +174,7 @@ Result<Tensor> conv(const Ctx& c) {
   std::vector<Tensor> reads{conv_out};
   if (bias.tensor.defined()) reads.push_back(bias.tensor);
   return schedule::compute(c.names("bias_add"), c.out, reads, [&](const Exprs& ax) {
-    Expr b = bias.scalar ? Expr(*bias.scalar) : bias.tensor(Exprs{ax[1]});
+    Expr b = bias.scalar ? Expr(*bias.scalar) : bias.tensor(Exprs{ax[nhwc ? 3 : 1]});
     return conv_out(ax) + b;
   });
 }
@@ -225,7 +233,9 @@ Result<Tensor> pool(const Ctx& c) {
   if (xs.size() != 4) return c.fail("only 2-D pooling (4-D NCHW input) is supported");
   const std::string& op = c.node.op_type;
   const bool global = op == "GlobalAveragePool", is_max = op == "MaxPool";
-  auto ks = global ? Shape{xs[2], xs[3]} : c.node.get_ints("kernel_shape", {});
+  // The rows' and columns' axes: NCHW, or NHWC (channels_last.h).
+  const size_t hd = is_channels_last(c.node) ? 1 : 2, wd = hd + 1;
+  auto ks = global ? Shape{xs[hd], xs[wd]} : c.node.get_ints("kernel_shape", {});
   auto st = c.node.get_ints("strides", {1, 1}), pads = c.node.get_ints("pads", {0, 0, 0, 0});
   if (global) st = {1, 1}, pads = {0, 0, 0, 0};
   if (ks.size() != 2 || st.size() != 2 || pads.size() != 4)
@@ -242,18 +252,23 @@ Result<Tensor> pool(const Ctx& c) {
                            : schedule::float_imm(0.0);
   Tensor src = *x;
   if (padded) {
-    Shape ps{xs[0], xs[1], xs[2] + pads[0] + pads[2], xs[3] + pads[1] + pads[3]};
+    Shape ps = xs;
+    ps[hd] += pads[0] + pads[2];
+    ps[wd] += pads[1] + pads[3];
     src = schedule::compute(c.names("pad"), ps, {*x}, [&](const Exprs& ax) {
-      Expr ih = ax[2] - pads[0], iw = ax[3] - pads[1];
-      Expr inside = ax[2] >= pads[0] && ax[2] < xs[2] + pads[0] && ax[3] >= pads[1] &&
-                    ax[3] < xs[3] + pads[1];
-      return schedule::select(inside, (*x)(ax[0], ax[1], ih, iw), fill);
+      Exprs at = ax;
+      at[hd] = ax[hd] - pads[0];
+      at[wd] = ax[wd] - pads[1];
+      Expr inside = ax[hd] >= pads[0] && ax[hd] < xs[hd] + pads[0] && ax[wd] >= pads[1] &&
+                    ax[wd] < xs[wd] + pads[1];
+      return schedule::select(inside, (*x)(at), fill);
     });
   }
   auto tap = [&](const Exprs& ax, const Exprs& r) {
-    Expr h = st[0] == 1 ? ax[2] + r[0] : ax[2] * st[0] + r[0];
-    Expr w = st[1] == 1 ? ax[3] + r[1] : ax[3] * st[1] + r[1];
-    return src(ax[0], ax[1], h, w);
+    Exprs at = ax;
+    at[hd] = st[0] == 1 ? ax[hd] + r[0] : ax[hd] * st[0] + r[0];
+    at[wd] = st[1] == 1 ? ax[wd] + r[1] : ax[wd] * st[1] + r[1];
+    return src(at);
   };
   if (is_max)
     return schedule::reduce(c.names("pool"), c.out, ks, schedule::ReduceKind::kMax, {src}, tap);
@@ -267,8 +282,8 @@ Result<Tensor> pool(const Ctx& c) {
       Expr start = o * s - pad;
       return schedule::min(start + k, Expr(extent)) - schedule::max(start, Expr(int64_t{0}));
     };
-    Expr n =
-        valid(ax[2], st[0], pads[0], ks[0], xs[2]) * valid(ax[3], st[1], pads[1], ks[1], xs[3]);
+    Expr n = valid(ax[hd], st[0], pads[0], ks[0], xs[hd]) *
+             valid(ax[wd], st[1], pads[1], ks[1], xs[wd]);
     return sum(ax) / schedule::cast(schedule::DType::kFloat32, n);
   });
 }

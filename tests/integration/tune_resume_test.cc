@@ -297,6 +297,14 @@ TEST(TuneNetwork, PureTransferFromAnotherModelsRunRepeatsNothing) {
   missing[4] = (root / "nowhere").string();
   EXPECT_EQ(run_capturing(missing, root / "err4.txt", &said), 2);
   EXPECT_NE(said.find("nowhere"), std::string::npos) << said;
+  // Resumed in the other activation layout, none of the run's records would match its tasks:
+  // refused before anything is measured or written (fails if the layouts' tasks were mixed).
+  const auto source_records = measured(source.string());
+  EXPECT_EQ(run_capturing({kTessera, "tune", models + "tiny_cnn.onnx", "--set", "run_dir=" + source.string(), "--set",
+                           "layout=nchw", "--budget.trials=48"},
+                          root / "err5.txt", &said), 1);
+  EXPECT_NE(said.find("was tuned with nhwc activations and this run asks for nchw"), std::string::npos) << said;
+  EXPECT_EQ(measured(source.string()), source_records);
   fs::remove_all(root);
 }
 

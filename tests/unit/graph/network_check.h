@@ -1,7 +1,9 @@
 // The graph tests' oracle: import a model, interpret it node by node in double precision,
 // fold and fuse it, evaluate every task occurrence with the reference evaluator in data-flow
 // order (task outputs feed later tasks, as an executor would), and compare every task output
-// with the interpreter's value of the same graph tensor.
+// with the interpreter's value of the same graph tensor. In NHWC (graph/channels_last.h) a
+// tensor `x__nhwc` is compared with the interpreter's `x` transposed to NHWC, so the NHWC
+// lowering is checked against the plain NCHW operators of the unrewritten graph.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,6 +12,7 @@
 #include <random>
 #include <string>
 
+#include "graph/channels_last.h"
 #include "graph/fold.h"
 #include "graph/fuse.h"
 #include "graph/interpret.h"
@@ -26,7 +29,26 @@ struct Checked {
   int compared = 0;  // task outputs compared with the interpreter
 };
 
-inline Checked check_network(const std::string& bytes, double tolerance = 1e-4) {
+// The interpreter's value of graph tensor `name`: an NHWC tensor `x__nhwc` from `x`'s.
+inline const Value* expected_value(const std::map<std::string, Value>& expected, const std::string& name,
+                                   Value* scratch) {
+  auto it = expected.find(name);
+  if (it != expected.end()) return &it->second;
+  const std::string suffix = "__nhwc";
+  if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return nullptr;
+  it = expected.find(name.substr(0, name.size() - suffix.size()));
+  if (it == expected.end() || it->second.shape.size() != 4) return nullptr;
+  Node transpose;
+  transpose.op_type = "Transpose";
+  transpose.attrs["perm"] = std::vector<int64_t>{0, 2, 3, 1};
+  auto nhwc = evaluate_node(transpose, {&it->second}, /*opset=*/17);
+  if (!nhwc) return nullptr;
+  *scratch = nhwc->front();
+  return scratch;
+}
+
+inline Checked check_network(const std::string& bytes, double tolerance = 1e-4, bool channels_last = false) {
   Checked c;
   auto raw = import_onnx_bytes(bytes, "model.onnx");
   EXPECT_TRUE(raw.ok()) << (raw ? "" : raw.error().message);
@@ -45,6 +67,12 @@ inline Checked check_network(const std::string& bytes, double tolerance = 1e-4) 
   EXPECT_TRUE(folded.ok()) << (folded ? "" : folded.error().message);
   if (!expected || !folded) return c;
   c.folded = *folded;
+  if (channels_last) {
+    auto rewritten = to_channels_last(c.folded);
+    EXPECT_TRUE(rewritten.ok()) << (rewritten ? "" : rewritten.error().message);
+    if (!rewritten) return c;
+    c.folded = *rewritten;
+  }
   auto tasks = fuse(c.folded);
   EXPECT_TRUE(tasks.ok()) << (tasks ? "" : tasks.error().message);
   if (!tasks) return c;
@@ -87,7 +115,13 @@ inline Checked check_network(const std::string& bytes, double tolerance = 1e-4) 
     for (size_t i = 0; i < occ.outputs.size(); ++i) {
       const std::vector<float>& got = out->at(task.dag.outputs()[i]->name);
       values[occ.outputs[i]] = got;
-      const Value& want = expected->at(occ.outputs[i]);
+      Value scratch;
+      const Value* found = expected_value(*expected, occ.outputs[i], &scratch);
+      if (!found) {
+        ADD_FAILURE() << task.name << " " << occ.outputs[i] << ": no interpreter value";
+        continue;
+      }
+      const Value& want = *found;
       if (got.size() != want.data.size()) {
         ADD_FAILURE() << task.name << " " << occ.outputs[i] << ": size " << got.size() << " vs "
                       << want.data.size();
