@@ -13,6 +13,7 @@
 #include "graph/prepare.h"
 #include "network_check.h"
 #include "onnx_model_builder.h"
+#include "test_models.h"
 #include "runtime/network_executor.h"
 
 namespace tessera::graph {
@@ -22,36 +23,6 @@ using testing::check_network;
 using testing::Checked;
 using testing::task_ops;
 using B = testing::ModelBuilder;
-
-// The ResNet shape of models_test's ResidualBlocksShareTasks: stem conv, padded max pool, two
-// residual blocks (3x3 conv + relu, 1x1 conv + bias + add + relu), global pool, flatten, gemm.
-std::string residual_network() {
-  B m;
-  m.input("x", {1, 3, 12, 12});
-  m.weight("w0", {8, 3, 3, 3});
-  B::attr(m.node("Conv", {"x", "w0"}, {"c0"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
-  m.node("Relu", {"c0"}, {"r0"});
-  auto* mp = m.node("MaxPool", {"r0"}, {"p0"});
-  B::attr(mp, "kernel_shape", std::vector<int64_t>{3, 3}), B::attr(mp, "strides", std::vector<int64_t>{2, 2});
-  B::attr(mp, "pads", std::vector<int64_t>{1, 1, 1, 1});
-  std::string x = "p0";
-  for (int b = 0; b < 2; ++b) {
-    std::string s = std::to_string(b);
-    m.weight("wa" + s, {8, 8, 3, 3}), m.weight("wb" + s, {8, 8, 1, 1}), m.weight("bb" + s, {8});
-    B::attr(m.node("Conv", {x, "wa" + s}, {"a" + s}), "pads", std::vector<int64_t>{1, 1, 1, 1});
-    m.node("Relu", {"a" + s}, {"ar" + s});
-    m.node("Conv", {"ar" + s, "wb" + s, "bb" + s}, {"b" + s});
-    m.node("Add", {"b" + s, x}, {"s" + s});
-    m.node("Relu", {"s" + s}, {"o" + s});
-    x = "o" + s;
-  }
-  m.node("GlobalAveragePool", {x}, {"g"});
-  m.node("Flatten", {"g"}, {"f"});
-  m.weight("fc", {5, 8}), m.weight("fcb", {5});
-  B::attr(m.node("Gemm", {"f", "fc", "fcb"}, {"y"}), "transB", int64_t{1});
-  m.output("y");
-  return m.bytes();
-}
 
 // A strided depthwise conv with non-square weights, a per-channel scale ([C,1,1], broadcast by
 // numpy rules) and bias, a padded average pool, a Concat along the channels, 4-D graph outputs,
@@ -81,8 +52,9 @@ std::string depthwise_network() {
 
 // A failure here names the bug: a conv's weights permuted wrong, its bias read along the wrong
 // axis, a pool's rows and columns swapped, or an edge transpose missing or misnamed.
+// The miniature ResNet of test_models.h.
 TEST(ChannelsLast, ResidualNetworkMatchesTheInterpreter) {
-  Checked c = check_network(residual_network(), 1e-4, /*channels_last=*/true);
+  Checked c = check_network(testing::residual_blocks_model(), 1e-4, /*channels_last=*/true);
   // The input's transpose folds into the stem's task and the pool's back-transpose into the
   // flatten's: no task of its own converts a layout.
   EXPECT_EQ(task_ops(c.tasks), (std::vector<std::string>{"Transpose,Conv,Relu", "MaxPool", "Conv,Relu",
@@ -139,7 +111,7 @@ TEST(ChannelsLast, RewrittenGraphInterpretsToTheSameOutputs) {
 // The executor runs the NHWC network: compiled kernels, buffers of the rewritten graph, outputs
 // under the model's names equal to the interpreter's on the original model.
 TEST(ChannelsLast, ExecutorRunsTheRewrittenNetwork) {
-  for (const std::string& bytes : {residual_network(), depthwise_network()}) {
+  for (const std::string& bytes : {testing::residual_blocks_model(), depthwise_network()}) {
     auto raw = import_onnx_bytes(bytes, "model.onnx");
     ASSERT_TRUE(raw.ok()) << raw.error().message;
     auto prepared = prepare_network(*raw, ActivationLayout::kNHWC);

@@ -5,6 +5,7 @@
 
 #include "network_check.h"
 #include "onnx_model_builder.h"
+#include "test_models.h"
 
 namespace tessera::graph::testing {
 namespace {
@@ -56,33 +57,7 @@ TEST(GraphModels, StandaloneBatchNorm) {
 // A ResNet-style network: stem conv, max pool, two identical residual blocks (one task of
 // weight 2 each), global pool, flatten, gemm.
 TEST(GraphModels, ResidualBlocksShareTasks) {
-  B m;
-  m.input("x", {1, 3, 12, 12});
-  m.weight("w0", {8, 3, 3, 3});
-  B::attr(m.node("Conv", {"x", "w0"}, {"c0"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
-  m.node("Relu", {"c0"}, {"r0"});
-  auto* mp = m.node("MaxPool", {"r0"}, {"p0"});
-  B::attr(mp, "kernel_shape", std::vector<int64_t>{3, 3}),
-      B::attr(mp, "strides", std::vector<int64_t>{2, 2});
-  B::attr(mp, "pads", std::vector<int64_t>{1, 1, 1, 1});
-  std::string x = "p0";
-  for (int b = 0; b < 2; ++b) {
-    std::string s = std::to_string(b);
-    m.weight("wa" + s, {8, 8, 3, 3}), m.weight("wb" + s, {8, 8, 1, 1}), m.weight("bb" + s, {8});
-    B::attr(m.node("Conv", {x, "wa" + s}, {"a" + s}), "pads", std::vector<int64_t>{1, 1, 1, 1});
-    m.node("Relu", {"a" + s}, {"ar" + s});
-    m.node("Conv", {"ar" + s, "wb" + s, "bb" + s}, {"b" + s});
-    m.node("Add", {"b" + s, x}, {"s" + s});
-    m.node("Relu", {"s" + s}, {"o" + s});
-    x = "o" + s;
-  }
-  m.node("GlobalAveragePool", {x}, {"g"});
-  m.node("Flatten", {"g"}, {"f"});
-  m.weight("fc", {5, 8}), m.weight("fcb", {5});
-  auto* gemm = m.node("Gemm", {"f", "fc", "fcb"}, {"y"});
-  B::attr(gemm, "transB", int64_t{1}), B::attr(gemm, "alpha", 0.5f), B::attr(gemm, "beta", 2.0f);
-  m.output("y");
-  Checked c = check_network(m.bytes());
+  Checked c = check_network(residual_blocks_model());
   // Flatten joins the pool's group (injective after a reduction), so the gemm stands alone.
   EXPECT_EQ(task_ops(c.tasks),
             (std::vector<std::string>{"Conv,Relu", "MaxPool", "Conv,Relu", "Conv,Add,Relu",
