@@ -1,4 +1,5 @@
 // LoopNest expressions -> LLVM IR values, scalar or vector (see emitter.h).
+#include <algorithm>
 #include <cmath>
 
 #include <llvm/IR/Constants.h>
@@ -143,6 +144,9 @@ llvm::Value* Emitter::emit_load(const Expr& e, llvm::Value* mask) {
   }
   if (pow2 && linear && stride >= 2 && stride <= kMaxDeinterleavedStride) return load_strided(elem, base, index, stride, mask);
   if (linear && !mask && llvm::isa<llvm::AllocaInst>(base)) return load_lanes(elem, base, index, stride);
+  if (pow2 && !linear) {
+    if (llvm::Value* permuted = load_window(elem, base, index, mask)) return permuted;
+  }
   llvm::Value* addresses = b_.CreateInBoundsGEP(elem, base, emit(index));
   return b_.CreateMaskedGather(zero->getType(), addresses, llvm::Align(4), mask, zero);
 }
@@ -167,6 +171,58 @@ llvm::Value* Emitter::load_strided(llvm::Type* elem, llvm::Value* base, const Ex
   llvm::Value* read = b_.CreateMaskedLoad(wide_type, address(elem, base, index), llvm::Align(4), wide_mask,
                                           llvm::Constant::getNullValue(wide_type));
   return b_.CreateShuffleVector(read, kept);
+}
+
+// A vector read whose lanes, though not evenly spaced, all fall at constant offsets inside one
+// window of `lanes` elements: a grouped convolution vectorized along its output channels reads
+// input channel (k / 4) * 4 + rc, lanes [rc, rc, rc, rc, 4 + rc, ...] of the 16 channels from
+// k's group on. One masked contiguous read of the window (masked to the elements some active
+// lane reads, so it touches no memory the gather would not) and a constant permutation, where a
+// gather costs a load per lane. Null when some lane's offset is not a constant or the offsets
+// span more than a vector.
+llvm::Value* Emitter::load_window(llvm::Type* elem, llvm::Value* base, const Expr& index, llvm::Value* mask) {
+  const unsigned lanes = vec_.lanes;
+  const Expr first = schedule::simplify(schedule::substitute(index, {{vec_.var, Expr(int64_t{0})}}));
+  std::vector<int64_t> offsets;
+  for (unsigned i = 0; i < lanes; ++i) {
+    const Expr lane = schedule::substitute(index, {{vec_.var, Expr(static_cast<int64_t>(i))}});
+    int64_t offset = 0;
+    if (!schedule::is_const_int(schedule::simplify(lane - first), &offset)) return nullptr;
+    offsets.push_back(offset);
+  }
+  const int64_t low = *std::min_element(offsets.begin(), offsets.end());
+  const int64_t high = *std::max_element(offsets.begin(), offsets.end());
+  if (high - low >= static_cast<int64_t>(lanes)) return nullptr;
+  // readers[j]: the lanes that read window element j.
+  std::vector<std::vector<int>> readers(lanes);
+  std::vector<int> picks;
+  for (unsigned i = 0; i < lanes; ++i) {
+    readers[static_cast<size_t>(offsets[i] - low)].push_back(static_cast<int>(i));
+    picks.push_back(static_cast<int>(offsets[i] - low));
+  }
+  // The window's mask: element j is read when any lane reading it is active. Without a lane
+  // mask that is a constant; with one, the OR of one shuffle of it per reader rank (index
+  // `lanes` picks the false vector beside it).
+  llvm::Value* window_mask = nullptr;
+  if (!mask) {
+    std::vector<llvm::Constant*> used;
+    for (const auto& r : readers) used.push_back(b_.getInt1(!r.empty()));
+    window_mask = llvm::ConstantVector::get(used);
+  } else {
+    size_t ranks = 0;
+    for (const auto& r : readers) ranks = std::max(ranks, r.size());
+    llvm::Value* none = llvm::Constant::getNullValue(mask->getType());
+    for (size_t rank = 0; rank < ranks; ++rank) {
+      std::vector<int> from;
+      for (const auto& r : readers) from.push_back(rank < r.size() ? r[rank] : static_cast<int>(lanes));
+      llvm::Value* part = b_.CreateShuffleVector(mask, none, from);
+      window_mask = window_mask ? b_.CreateOr(window_mask, part) : part;
+    }
+  }
+  auto* type = llvm::VectorType::get(elem, lanes, false);
+  llvm::Value* read = b_.CreateMaskedLoad(type, address(elem, base, first + Expr(low)), llvm::Align(4),
+                                          window_mask, llvm::Constant::getNullValue(type));
+  return b_.CreateShuffleVector(read, picks);
 }
 
 // A vector read from a stack buffer (a register tile stored on the stack) at a wide constant

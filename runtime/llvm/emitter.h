@@ -64,6 +64,7 @@ class Emitter {
   llvm::Value* load_lanes(llvm::Type* elem, llvm::Value* base, const schedule::Expr& index, int64_t stride);
   llvm::Value* load_strided(llvm::Type* elem, llvm::Value* base, const schedule::Expr& index, int64_t stride,
                             llvm::Value* mask);
+  llvm::Value* load_window(llvm::Type* elem, llvm::Value* base, const schedule::Expr& index, llvm::Value* mask);
   llvm::Value* emit_select(const schedule::Expr& e, llvm::Value* mask);
   llvm::Value* emit_binary(const schedule::Expr& e, llvm::Value* a, llvm::Value* b);
   llvm::Value* emit_cast(const schedule::Expr& e, llvm::Value* v);

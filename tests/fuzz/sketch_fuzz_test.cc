@@ -74,6 +74,14 @@ std::vector<OpCase> shapes_for_sketches() {
   Conv2dParams strided = conv;
   strided.stride_h = strided.stride_w = 2;
   cases.push_back({"conv_bias_add_relu_s2", [=] { return conv_bias_add_relu(strided); }});
+  // Channels-last groups of 2 input and 4 output channels: a vector along the output channels
+  // reads input channel (k / 4) * 2 + rc, a permuted window (Emitter::load_window) when the
+  // tile's vector starts at a group boundary, a gather when it does not.
+  Conv2dParams grouped{1, 12, 7, 6, 24, 3, 3};
+  grouped.pad_h = grouped.pad_w = 1;
+  grouped.groups = 6;
+  grouped.layout = Layout::kNHWC;
+  cases.push_back({"conv2d_bias_relu_nhwc_grouped", [=] { return conv2d_bias_relu(grouped); }});
   cases.push_back({"dense_bias_gelu_32", [] { return dense_bias_gelu(16, 32, 24); }});
   cases.push_back({"softmax_2x128", [] { return softmax({2, 128}); }});
   cases.push_back({"layer_norm_3x64", [] { return layer_norm({3, 64}); }});

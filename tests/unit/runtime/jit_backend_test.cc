@@ -85,6 +85,34 @@ TEST(JitBackend, SmallStrideVectorLoadIsDeinterleavedNotGathered) {
   }
 }
 
+// A grouped convolution in NHWC vectorized along its output channels reads input channel
+// (k / 4) * 4 + rc: not evenly spaced, but every lane inside one vector's window of the input's
+// channels. That read is one masked window load and a permutation (Emitter::load_window), not a
+// gather. 40 channels in vectors of 16 leave a ragged, masked last vector, and the inlined
+// padding masks the lanes at the image edge.
+TEST(JitBackend, GroupedChannelsLastReadIsAPermutedWindowNotAGather) {
+  Conv2dParams p{1, 40, 6, 5, 40, 3, 3};
+  p.groups = 10;
+  p.pad_h = p.pad_w = 1;
+  p.layout = Layout::kNHWC;
+  auto dag = conv2d(p);
+  ASSERT_TRUE(dag.ok()) << dag.error().message;
+  State state(*dag);
+  const TensorNode& conv = *state.stage(state.stage_index("conv")).op;
+  ASSERT_EQ(conv.axes.size(), 4u);
+  ASSERT_EQ(conv.reduce_axes.size(), 3u);
+  const std::string channel = conv.axes[3].name;
+  std::vector<std::string> order{conv.axes[0].name, conv.axes[1].name, conv.axes[2].name, channel + ".0"};
+  for (const Axis& r : conv.reduce_axes) order.push_back(r.name);
+  order.push_back(channel + ".1");
+  std::vector<Step> steps{ComputeInlineStep{"pad"}, SplitStep{"conv", channel, {16}}, ReorderStep{"conv", order},
+                          AnnotateStep{"conv", channel + ".1", "vectorize"}};
+  const std::string ir = optimized_ir(*dag, steps);
+  EXPECT_EQ(ir.find("masked.gather"), std::string::npos);
+  EXPECT_NE(ir.find("shufflevector"), std::string::npos);
+  EXPECT_TRUE(MatchesReference(*dag, steps));
+}
+
 // The default schedule of a stride-2 max pool 56 outputs wide (ResNet-50's, channels cut)
 // vectorizes by whole power-of-two vectors, so its window reads are deinterleaved; at 14 lanes
 // (the largest divisor up to 16) every tap was a masked gather, 0.78 ms for ResNet-50's pool.
