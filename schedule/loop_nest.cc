@@ -68,6 +68,18 @@ Stmt make_if(Expr condition, Stmt then_case, Stmt else_case) {
   return n;
 }
 
+Stmt make_padding_skip(Expr condition, Stmt then_case) {
+  auto n = std::make_shared<StmtNode>(*make_if(std::move(condition), std::move(then_case)));
+  n->skips_padding = true;
+  return n;
+}
+
+Stmt rebuild_if(const Stmt& s, Expr condition, Stmt then_case, Stmt else_case) {
+  auto n = std::make_shared<StmtNode>(*make_if(std::move(condition), std::move(then_case), std::move(else_case)));
+  n->skips_padding = s->skips_padding;
+  return n;
+}
+
 Stmt make_seq(std::vector<Stmt> children) {
   std::vector<Stmt> flat;
   for (Stmt& c : children) {
@@ -117,7 +129,8 @@ void print(std::ostream& os, const Stmt& s, int indent, const VarNames& names) {
       print(os, s->body, indent, names);
       return;
     case StmtKind::kIfThenElse:
-      os << pad << "if (" << to_string(s->condition, names) << ") {\n";
+      os << pad << "if (" << to_string(s->condition, names) << ") {"
+         << (s->skips_padding ? "  // else only padding\n" : "\n");
       print(os, s->then_case, indent + 1, names);
       if (s->else_case) {
         os << pad << "} else {\n";

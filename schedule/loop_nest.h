@@ -42,8 +42,11 @@ struct StmtNode {
   int64_t size = 0;
   DType dtype = DType::kFloat32;
   StorageScope scope = StorageScope::kGlobal;
-  // kIfThenElse: if (condition) then_case else else_case (else may be null).
+  // kIfThenElse: if (condition) then_case else else_case (else may be null). `skips_padding`
+  // marks a guard that skips a block reading only padding (padding_skip.h): later passes keep
+  // it where it is instead of sinking it onto the stores inside.
   Expr condition;
+  bool skips_padding = false;
   Stmt then_case, else_case;
   // kFor, kAllocate: body.  kSeq: children in order.
   Stmt body;
@@ -54,6 +57,9 @@ Stmt make_for(Expr loop_var, int64_t extent, ForKind kind, Stmt body, int gpu_di
 Stmt make_store(std::string buffer, Expr index, Expr value);
 Stmt make_allocate(std::string buffer, int64_t size, DType dtype, StorageScope scope, Stmt body);
 Stmt make_if(Expr condition, Stmt then_case, Stmt else_case = nullptr);
+Stmt make_padding_skip(Expr condition, Stmt then_case);  // an if with skips_padding set
+// `s` (an if) with new parts and its flags kept: what passes that rebuild ifs use.
+Stmt rebuild_if(const Stmt& s, Expr condition, Stmt then_case, Stmt else_case);
 Stmt make_seq(std::vector<Stmt> children);  // flattens nested Seqs; one child is returned as is
 
 // A kernel: the lowered program with its buffer arguments (inputs then outputs).

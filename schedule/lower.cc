@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "schedule/pad_local.h"
+#include "schedule/padding_skip.h"
 #include "schedule/partition.h"
 #include "schedule/region.h"
 #include "schedule/simplify.h"
@@ -102,9 +103,11 @@ class Lowerer {
   // that binds one of its variables, once all the stage's loops it reads are bound; guards
   // that none of `loops` binds are placed at the top only when `place_free_guards`. With `attach`, stages computed at a loop of `stage` are
   // lowered into the start of that loop's body. `bound` lists the variables bound outside.
+  // `skips_at[i]` are padding skips (padding_skip.h) to place inside loops[i - 1].
   Stmt build_nest(int stage, const std::vector<Loop>& loops, Stmt leaf,
                   const std::vector<Expr>& guards, bool place_free_guards, bool attach,
-                  const VarList& bound, int64_t steps_below = 1) const {
+                  const VarList& bound, int64_t steps_below = 1,
+                  const std::vector<std::vector<Expr>>& skips_at = {}) const {
     const StageState& s = state_.stage(stage);
     std::vector<std::vector<Expr>> guards_at(loops.size() + 1);
     for (const Expr& g : guards) {
@@ -124,6 +127,9 @@ class Lowerer {
     int64_t steps_inside = steps_below;
     for (size_t i = loops.size() + 1; i-- > 0;) {
       for (const Expr& g : guards_at[i]) nest = make_if(g, nest);
+      if (i < skips_at.size()) {
+        for (const Expr& g : skips_at[i]) nest = make_padding_skip(g, nest);
+      }
       if (i == 0) break;
       const Loop& l = loops[i - 1];
       if (attach) {
@@ -201,7 +207,7 @@ class Lowerer {
     Stmt init = build_nest(index, init_loops, make_store(op.name, out_index, op.init), init_guards,
                            false, false, inside);
     Stmt main = build_nest(index, inner, make_store(op.name, out_index, update), guards, false,
-                           true, inside);
+                           true, inside, 1, padding_skip_guards(state_, index, inner, ranges_));
     int64_t inner_steps = 1;
     for (const Loop& l : inner) inner_steps *= l.extent;
     return build_nest(index, outer, make_seq({init, main}), guards, true, true, bound, inner_steps);

@@ -146,6 +146,10 @@ Stmt drop_guards(const Stmt& s, std::vector<Expr>& guards, const Scope& scope) {
       return kept.empty() ? store : make_if(conjunction(kept), store);
     }
     case StmtKind::kIfThenElse: {
+      if (s->skips_padding) {  // stays where it is; the guards outside it go on inside
+        Stmt then = drop_guards(s->then_case, guards, scope);
+        return then ? rebuild_if(s, s->condition, then, nullptr) : nullptr;
+      }
       int64_t truth = 1;
       if (s->else_case || (is_const_int(s->condition, &truth) && !truth)) return nullptr;  // dead code stays dead
       guards.push_back(s->condition);
@@ -190,13 +194,14 @@ Stmt pad(const Stmt& s, const Scope& scope) {
     }
     case StmtKind::kIfThenElse: {
       int64_t truth = 1;
-      if (!s->else_case && !scope.locals.empty() && !(is_const_int(s->condition, &truth) && !truth)) {
+      if (!s->else_case && !s->skips_padding && !scope.locals.empty() &&
+          !(is_const_int(s->condition, &truth) && !truth)) {
         std::vector<Expr> guards{s->condition};
         if (Stmt dropped = drop_guards(s->then_case, guards, scope)) return dropped;
       }
       Scope inner = scope;
       inner.kept.push_back(s->condition);
-      return make_if(s->condition, pad(s->then_case, inner), pad(s->else_case, inner));
+      return rebuild_if(s, s->condition, pad(s->then_case, inner), pad(s->else_case, inner));
     }
     case StmtKind::kSeq: {
       std::vector<Stmt> children;

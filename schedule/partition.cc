@@ -18,7 +18,7 @@ Stmt substitute_stmt(const Stmt& s, const VarMap& map, const RangeMap& ranges) {
     case StmtKind::kAllocate:
       return make_allocate(s->buffer, s->size, s->dtype, s->scope, substitute_stmt(s->body, map, ranges));
     case StmtKind::kIfThenElse:
-      return make_if(sub(s->condition), substitute_stmt(s->then_case, map, ranges),
+      return rebuild_if(s, sub(s->condition), substitute_stmt(s->then_case, map, ranges),
                      substitute_stmt(s->else_case, map, ranges));
     case StmtKind::kSeq: {
       std::vector<Stmt> children;
@@ -47,7 +47,7 @@ Stmt drop_true_guards(const Stmt& s, const RangeMap& ranges) {
         if (truth) return drop_true_guards(s->then_case, ranges);
         if (s->else_case) return drop_true_guards(s->else_case, ranges);
       }
-      return make_if(s->condition, drop_true_guards(s->then_case, ranges), drop_true_guards(s->else_case, ranges));
+      return rebuild_if(s, s->condition, drop_true_guards(s->then_case, ranges), drop_true_guards(s->else_case, ranges));
     }
     case StmtKind::kSeq: {
       std::vector<Stmt> children;
@@ -123,7 +123,7 @@ Stmt drop_guards(const Stmt& s, const std::vector<Expr>& hoisted) {
       for (const Expr& h : hoisted) {
         if (!s->else_case && h.get() == s->condition.get()) return drop_guards(s->then_case, hoisted);
       }
-      return make_if(s->condition, drop_guards(s->then_case, hoisted), drop_guards(s->else_case, hoisted));
+      return rebuild_if(s, s->condition, drop_guards(s->then_case, hoisted), drop_guards(s->else_case, hoisted));
     case StmtKind::kSeq: {
       std::vector<Stmt> children;
       for (const Stmt& c : s->children) children.push_back(drop_guards(c, hoisted));
@@ -236,7 +236,7 @@ Stmt partition(const Stmt& s, const RangeMap& ranges, bool may_unswitch) {
     case StmtKind::kAllocate:
       return make_allocate(s->buffer, s->size, s->dtype, s->scope, partition(s->body, ranges, may_unswitch));
     case StmtKind::kIfThenElse:
-      return make_if(s->condition, partition(s->then_case, ranges, may_unswitch),
+      return rebuild_if(s, s->condition, partition(s->then_case, ranges, may_unswitch),
                      partition(s->else_case, ranges, may_unswitch));
     case StmtKind::kSeq: {
       std::vector<Stmt> children;

@@ -1,0 +1,122 @@
+// Skipping reduction blocks that read only padding (see padding_skip.h).
+#include "schedule/padding_skip.h"
+
+#include <cmath>
+#include <limits>
+
+#include "schedule/region.h"
+
+namespace tessera::schedule {
+namespace {
+
+bool is_float_constant(const Expr& e, double value) {
+  return e->kind == ExprKind::kFloatImm &&
+         (e->float_value == value || (std::isinf(value) && std::isinf(e->float_value) &&
+                                      std::signbit(value) == std::signbit(e->float_value)));
+}
+
+// The condition outside which `e` equals `fill`, or undefined: `select(inside, x, fill)`, or a
+// read of a stage defined that way (through copies of it, such as a cache read), its axes
+// replaced by the read's indices.
+Expr fill_condition(const State& state, const Expr& e, double fill, int depth = 0) {
+  if (depth > 4) return Expr();
+  if (e->kind == ExprKind::kSelect && is_float_constant(e->operands[2], fill)) return e->operands[0];
+  if (e->kind != ExprKind::kLoad) return Expr();
+  const int producer = state.stage_index(e->name);
+  if (producer < 0) return Expr();
+  const TensorNode& op = *state.stage(producer).op;
+  if (op.is_placeholder || op.reduce != ReduceKind::kNone || op.axes.size() != e->operands.size()) {
+    return Expr();
+  }
+  VarMap at_read;
+  for (size_t a = 0; a < op.axes.size(); ++a) at_read.emplace_back(op.axes[a].var.get(), e->operands[a]);
+  return fill_condition(state, substitute(op.body, at_read), fill, depth + 1);
+}
+
+// The padding condition of a reduction's term: a factor of a sum's product that is zero
+// outside it, or a max's term that is -inf outside it.
+Expr padding_condition(const State& state, const Expr& term, ReduceKind reduce) {
+  if (reduce == ReduceKind::kMax) {
+    return fill_condition(state, term, -std::numeric_limits<double>::infinity());
+  }
+  if (term->kind == ExprKind::kMul) {
+    for (const Expr& factor : term->operands) {
+      if (Expr c = padding_condition(state, factor, reduce); c.defined()) return c;
+    }
+    return Expr();
+  }
+  return fill_condition(state, term, 0.0);
+}
+
+void conjuncts(const Expr& e, std::vector<Expr>* out) {
+  if (e->kind == ExprKind::kAnd) {
+    conjuncts(e->operands[0], out);
+    conjuncts(e->operands[1], out);
+  } else {
+    out->push_back(e);
+  }
+}
+
+bool in_register_tile(const Loop& l) {
+  return l.annotation != Annotation::kNone && l.annotation != Annotation::kParallel;
+}
+
+}  // namespace
+
+std::vector<std::vector<Expr>> padding_skip_guards(const State& state, int stage,
+                                                   const std::vector<Loop>& loops,
+                                                   const RangeMap& ranges) {
+  std::vector<std::vector<Expr>> guards_at(loops.size() + 1);
+  const StageState& s = state.stage(stage);
+  if (s.op->reduce == ReduceKind::kNone) return guards_at;
+  for (const Loop& l : s.loops) {
+    if (is_gpu_block(l.annotation) || is_gpu_thread(l.annotation)) return guards_at;
+  }
+  const Expr inside = padding_condition(state, stage_body_in_loops(state, stage), s.op->reduce);
+  if (!inside.defined()) return guards_at;
+
+  // Loops unrolled by auto_unroll (lower.cc's rule) are part of the register tile too.
+  std::vector<bool> tile(loops.size());
+  int64_t steps_inside = 1;
+  for (size_t i = loops.size(); i-- > 0;) {
+    steps_inside *= loops[i].extent;
+    tile[i] = in_register_tile(loops[i]) ||
+              (s.auto_unroll_max_step > 0 && steps_inside <= s.auto_unroll_max_step);
+  }
+
+  std::vector<Expr> parts;
+  conjuncts(inside, &parts);
+  for (const Expr& part : parts) {
+    if (part->kind != ExprKind::kLT && part->kind != ExprKind::kLE) continue;
+    const Expr diff = simplify(part->operands[0] - part->operands[1], ranges);
+    // The guard goes inside the innermost loop outside the register tile that the part reads
+    // (a loop of one iteration binds nothing: its variable is always 0).
+    int level = -1;
+    for (size_t i = 0; i < loops.size(); ++i) {
+      if (!tile[i] && loops[i].extent > 1 && uses_var(diff, loops[i].var.get())) level = static_cast<int>(i);
+    }
+    if (level < 0) continue;
+    int64_t block_steps = 1;
+    for (size_t i = level + 1; i < loops.size(); ++i) block_steps *= loops[i].extent;
+    if (block_steps < kMinSkippedSteps) continue;
+    // Some point of the block is inside where the part holds at the block's smallest diff.
+    VarMap corner;
+    bool linear = true;
+    for (size_t i = level + 1; i < loops.size(); ++i) {
+      int64_t c = 0;
+      if (!linear_coefficient(diff, loops[i].var.get(), &c)) linear = false;
+      if (c != 0) corner.emplace_back(loops[i].var.get(), Expr(c > 0 ? int64_t{0} : loops[i].extent - 1));
+    }
+    if (!linear) continue;
+    const Expr smallest = substitute(diff, corner);
+    Expr guard = simplify(part->kind == ExprKind::kLT ? smallest < Expr(int64_t{0})
+                                                      : smallest <= Expr(int64_t{0}),
+                          ranges);
+    int64_t truth = 0;
+    if (is_const_int(guard, &truth) && truth) continue;  // never skips
+    guards_at[level + 1].push_back(guard);
+  }
+  return guards_at;
+}
+
+}  // namespace tessera::schedule
