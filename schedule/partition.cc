@@ -34,7 +34,8 @@ bool proven_true(const Expr& condition, const RangeMap& ranges) {
   return is_const_int(simplify(condition, ranges), &truth) && truth != 0;
 }
 
-// `s` without the guards (no else branch) that `ranges` prove true.
+// `s` without the guards (no else branch) that `ranges` prove true, and without the branches
+// they prove never run.
 Stmt drop_true_guards(const Stmt& s, const RangeMap& ranges) {
   if (!s) return s;
   switch (s->kind) {
@@ -45,7 +46,8 @@ Stmt drop_true_guards(const Stmt& s, const RangeMap& ranges) {
       int64_t truth = 0;
       if (is_const_int(simplify(s->condition, ranges), &truth)) {
         if (truth) return drop_true_guards(s->then_case, ranges);
-        if (s->else_case) return drop_true_guards(s->else_case, ranges);
+        // A branch that never runs (a block of padding at a loop's last iteration) goes.
+        return s->else_case ? drop_true_guards(s->else_case, ranges) : make_seq({});
       }
       return rebuild_if(s, s->condition, drop_true_guards(s->then_case, ranges), drop_true_guards(s->else_case, ranges));
     }
