@@ -78,6 +78,25 @@ double weight_of(KnobKind kind, const MutationWeights& w) {
   return 0;
 }
 
+// Ceil tiles: inner factors of a padded extent (the next multiple of 16 or of 64), the outermost
+// ceil(extent / their product), kept where that pads the extent by at most a quarter.
+void add_ceil_tiles(Knob& k, int parts, int64_t bound) {
+  const int64_t extent = k.extent;
+  std::vector<int64_t> prefix;
+  std::set<std::vector<int64_t>> seen(k.domain.begin(), k.domain.end());
+  for (int64_t multiple : {16, 64}) {
+    const int64_t padded = (extent + multiple - 1) / multiple * multiple;
+    std::vector<std::vector<int64_t>> tiles;
+    factorizations(padded, parts, bound, prefix, tiles);
+    for (std::vector<int64_t>& t : tiles) {
+      t = with_outermost(k, std::move(t));
+      // A split's inner factors may not pass the extent; nor pad it by more than a quarter.
+      if (inner_product(t) > extent || 4 * (t[0] * inner_product(t) - extent) > extent) continue;
+      if (seen.insert(t).second) k.domain.push_back(std::move(t));
+    }
+  }
+}
+
 }  // namespace
 
 const char* to_string(KnobKind kind) {
@@ -97,18 +116,8 @@ Knob tile_knob(std::string name, int64_t extent, int parts, int64_t max_innermos
   std::vector<int64_t> prefix;
   const int64_t bound = std::max<int64_t>(1, max_innermost);
   factorizations(extent, parts, bound, prefix, k.domain);
-  if (!ceil_splits || parts < 2 || extent < 2 || (divisor_count(extent) > 8 && extent % 16 == 0)) return k;
-  std::set<std::vector<int64_t>> seen(k.domain.begin(), k.domain.end());
-  for (int64_t multiple : {16, 64}) {
-    const int64_t padded = (extent + multiple - 1) / multiple * multiple;
-    std::vector<std::vector<int64_t>> tiles;
-    factorizations(padded, parts, bound, prefix, tiles);
-    for (std::vector<int64_t>& t : tiles) {
-      t = with_outermost(k, std::move(t));
-      // A split's inner factors may not pass the extent; nor pad it by more than a quarter.
-      if (inner_product(t) > extent || 4 * (t[0] * inner_product(t) - extent) > extent) continue;
-      if (seen.insert(t).second) k.domain.push_back(std::move(t));
-    }
+  if (ceil_splits && parts >= 2 && extent >= 2 && !(divisor_count(extent) > 8 && extent % 16 == 0)) {
+    add_ceil_tiles(k, parts, bound);
   }
   // A vector axis keeps the tiles of whole vectors, padded or not, when it has any.
   auto partial = [&](const std::vector<int64_t>& t) { return t.back() % whole_vectors != 0; };

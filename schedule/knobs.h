@@ -40,10 +40,11 @@ struct Knob {
 // outermost ceil(extent / their product), kept where that pads the extent by at most a quarter.
 // Their splits do not divide: the lowered nest guards its edge (partitioned, partition.h). A
 // 1009 gets [16, 1, 4, 16] (1024 points) beside [1009, 1, 1, 1]. With `whole_vectors` (on the
-// axis a nest vectorizes, the lanes of a full vector), such an extent keeps only the tiles whose
-// innermost factor is a multiple of it, where it has any: an edge tile padded to whole vectors
-// costs little (pad_local.h), a narrower vector costs on every tile, and the exact tiles of a
-// 1000 (innermost 8, 10, 20, 25, 40 ...) would otherwise crowd the padded ones out of a search.
+// axis a nest vectorizes, the lanes of a full vector), an extent keeps only the tiles whose
+// innermost factor is a multiple of it, padded or exact, where it has any: an edge tile padded
+// to whole vectors costs little (pad_local.h), a narrower vector costs on every tile, and the
+// narrow tiles would otherwise crowd the whole-vector ones out of a search (the exact tiles of
+// a 1000: innermost 8, 10, 20, 25, 40 ...; of 144 channels: 11 of 13 innermost factors).
 Knob tile_knob(std::string name, int64_t extent, int parts, int64_t max_innermost, bool ceil_splits = false,
                int64_t whole_vectors = 0);
 Knob choice_knob(std::string name, KnobKind kind, std::vector<int64_t> values);
