@@ -59,6 +59,8 @@ nlohmann::json result_json(double flops, const Medians& m, const std::string& ba
   return {{"tessera_gflops", round1(ours)},
           {"baseline", baseline},
           {"baseline_gflops", round1(theirs)},
+          {"tessera_us", round1(m.tessera_seconds * 1e6)},
+          {"baseline_us", round1(m.baseline_seconds * 1e6)},
           {"ratio", std::round(ours / theirs * 1000) / 1000},
           {"compile_ms", round1(compiled.compile_ms)},
           {"checked_points", compiled.checked_points},
