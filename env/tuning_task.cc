@@ -103,6 +103,10 @@ std::optional<Candidate> TuningTask::candidate_of(const runtime::MeasureRecord& 
     if (sketches_[s].id != record.sketch) continue;
     auto knobs = sketches_[s].knobs.from_json(record.knobs);
     if (!knobs) return std::nullopt;
+    // A record describes the program it measured, not knob values: where the sketch now emits
+    // other steps for the same knobs (a sketch rule changed since), the time is not this
+    // candidate's.
+    if (schedule::steps_to_json(sketches_[s].steps(*knobs)) != record.steps) return std::nullopt;
     return Candidate{static_cast<int>(s), *knobs};
   }
   return std::nullopt;

@@ -94,8 +94,8 @@ class TuningTask {
   // their measurements; already measured ones are returned from memory.
   std::vector<Measurement> measure(const std::vector<Candidate>& candidates);
 
-  // Takes back earlier measurements of this task (matching workload key, known sketch and
-  // valid knobs) without measuring or recording them again: the unit of resume. Returns how
+  // Takes back earlier measurements of this task (matching workload key, known sketch, valid
+  // knobs and the steps those knobs emit now) without measuring or recording them again: the unit of resume. Returns how
   // many were restored; records of other tasks, or of another target or timing, are ignored.
   int restore(const std::vector<runtime::MeasureRecord>& records);
   // The target this task's records name (TaskOptions::target, and the timing when cold).
@@ -105,7 +105,7 @@ class TuningTask {
   Candidate sample(std::mt19937_64& rng, int sketch = -1) const;
 
   // The candidate a record of this task describes (std::nullopt for another task, an unknown
-  // sketch or knobs that do not fit it).
+  // sketch, knobs that do not fit it, or steps other than those the candidate emits now).
   std::optional<Candidate> candidate_of(const runtime::MeasureRecord& record) const;
 
   bool measured(const Candidate& c) const { return seen_.count(c) != 0; }

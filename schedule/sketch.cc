@@ -28,6 +28,31 @@ bool has_data_reuse(const TensorNode& t) {
   return reuse;
 }
 
+std::vector<size_t> reuse_free_first(const TensorNode& t) {
+  std::vector<bool> in_every_load(t.axes.size(), true);
+  bool any_load = false;
+  std::function<void(const Expr&)> visit = [&](const Expr& e) {
+    if (e->kind == ExprKind::kLoad) {
+      any_load = true;
+      for (size_t a = 0; a < t.axes.size(); ++a) {
+        in_every_load[a] = in_every_load[a] &&
+                           std::any_of(e->operands.begin(), e->operands.end(),
+                                       [&](const Expr& i) { return uses_var(i, t.axes[a].var.get()); });
+      }
+    }
+    for (const Expr& op : e->operands) visit(op);
+  };
+  if (t.body.defined()) visit(t.body);
+  std::vector<size_t> order;
+  for (size_t a = 0; a < t.axes.size(); ++a) {
+    if (any_load && in_every_load[a]) order.push_back(a);
+  }
+  for (size_t a = 0; a < t.axes.size(); ++a) {
+    if (!any_load || !in_every_load[a]) order.push_back(a);
+  }
+  return order;
+}
+
 // Fused loop name of `loops` (what FuseStep names it), or the loop itself.
 std::string fused_name(const std::vector<std::string>& loops) {
   std::string name;
@@ -115,6 +140,10 @@ StageRule tile_rule(const TensorNode& op, const std::string& consumer, bool cach
     for (int64_t g = 1; g <= std::min<int64_t>(3, static_cast<int64_t>(axes.size())); ++g) parallel_choices.push_back(g);
     size_t parallel = b.add(choice_knob(name + ".parallel", KnobKind::kParallel, parallel_choices));
     size_t unroll = b.add(choice_knob(name + ".unroll", KnobKind::kUnroll, kUnrollSteps));
+    // The outermost tile level runs first the axes along which no input is reused (a depthwise
+    // conv's channels): each of their tiles reads its own slice of every input, so the loops
+    // that do carry reuse run inside one slice, whose working set is smaller by their extent.
+    const std::vector<size_t> outer_order = reuse_free_first(op);
     const std::string outer_stage = !consumer.empty() ? consumer : name;
     const std::string inner_stage = !consumer.empty() ? name : name + ".local";
     b.emitters.push_back([=](const KnobSpace& ks, const KnobValues& v, std::vector<Step>& steps) {
@@ -130,14 +159,15 @@ StageRule tile_rule(const TensorNode& op, const std::string& consumer, bool cach
           level1.push_back(axes[a].name + ".1");
           level2.push_back(axes[a].name + ".2");
         }
-        std::vector<std::string> order = level0;
+        std::vector<std::string> order;
+        for (size_t a : outer_order) order.push_back(level0[a]);
         order.insert(order.end(), level1.begin(), level1.end());
         order.insert(order.end(), level2.begin(), level2.end());
         steps.push_back(ReorderStep{outer_stage, order});
         int64_t g = std::min<int64_t>(ks.choice(v, parallel), static_cast<int64_t>(n));
-        if (g > 1) steps.push_back(FuseStep{outer_stage, {level0.begin(), level0.begin() + g}});
+        if (g > 1) steps.push_back(FuseStep{outer_stage, {order.begin(), order.begin() + g}});
         steps.push_back(ComputeAtStep{inner_stage, outer_stage, level1.back()});
-        steps.push_back(AnnotateStep{outer_stage, fused_name({level0.begin(), level0.begin() + g}), "parallel"});
+        steps.push_back(AnnotateStep{outer_stage, fused_name({order.begin(), order.begin() + g}), "parallel"});
         int64_t copy_width = tile(n - 1)[2] * tile(n - 1)[3];
         if (copy_width >= 2 && copy_width <= kMaxVectorLanes) {
           steps.push_back(AnnotateStep{outer_stage, level2.back(), "vectorize"});
@@ -169,11 +199,12 @@ StageRule tile_rule(const TensorNode& op, const std::string& consumer, bool cach
         for (int l = 0; l < 2; ++l) r[l].push_back(reduce_axes[q].name + "." + std::to_string(l));
       }
       std::vector<std::string> order;
-      for (const auto* part : {&s[0], &s[1], &r[0], &s[2], &r[1], &s[3]}) {
+      for (size_t a : outer_order) order.push_back(s[0][a]);
+      for (const auto* part : {&s[1], &r[0], &s[2], &r[1], &s[3]}) {
         order.insert(order.end(), part->begin(), part->end());
       }
       steps.push_back(ReorderStep{name, order});
-      emit_parallel(steps, name, s[0], ks.choice(v, parallel));
+      emit_parallel(steps, name, {order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n)}, ks.choice(v, parallel));
       if (tile(n - 1)[3] >= 2) steps.push_back(AnnotateStep{name, s[3].back(), "vectorize"});
       if (ks.choice(v, unroll) > 0) steps.push_back(AutoUnrollStep{name, ks.choice(v, unroll)});
     });

@@ -11,6 +11,7 @@
 
 #include "env/transfer.h"
 #include "schedule/ops.h"
+#include "schedule/step_json.h"
 
 namespace tessera::env {
 namespace {
@@ -36,14 +37,15 @@ std::vector<runtime::MeasureRecord> records_of(const TuningTask& task, int count
     runtime::MeasureResult result;
     result.costs = {1e-3 * static_cast<double>(out.size() + 1)};
     const schedule::Sketch& sketch = task.sketch(c);
-    out.push_back(runtime::make_record(task.dag().workload_key(), task.dag().summary(), sketch.id, nlohmann::json::array(),
-                                       result, sketch.knobs.to_json(c.knobs)));
+    out.push_back(runtime::make_record(task.dag().workload_key(), task.dag().summary(), sketch.id,
+                                       schedule::steps_to_json(sketch.steps(c.knobs)), result, sketch.knobs.to_json(c.knobs)));
   }
   runtime::MeasureResult failed;
   failed.error = runtime::MeasureError::kWrongAnswer;
   Candidate c = task.sample(rng);
   out.push_back(runtime::make_record(task.dag().workload_key(), task.dag().summary(), task.sketch(c).id,
-                                     nlohmann::json::array(), failed, task.sketch(c).knobs.to_json(c.knobs)));
+                                     schedule::steps_to_json(task.sketch(c).steps(c.knobs)), failed,
+                                     task.sketch(c).knobs.to_json(c.knobs)));
   return out;
 }
 
@@ -82,6 +84,23 @@ TEST(Transfer, SimilarWorkloadCarriesItsFastestOverWhereTheyApply) {
   const auto one = transfer_candidates(*to, records, options);
   ASSERT_EQ(one.size(), 1u);
   EXPECT_TRUE(std::any_of(picks.begin(), picks.end(), [&](const TransferPick& p) { return p.candidate == one[0].candidate; }));
+}
+
+// A record names the program it timed. Bug caught: after a sketch rule changed the steps it
+// emits for the same knobs (a loop order, say), resume took the old program's time for the new
+// one and the search never measured the new program.
+TEST(Transfer, ARecordWhoseStepsTheSketchNoLongerEmitsIsNotRestored) {
+  auto task = conv_task(14);
+  auto records = records_of(*task, 3, 6);
+  const auto timed = task->candidate_of(records[0]);
+  ASSERT_TRUE(timed);
+  nlohmann::json stale = records[0].steps;
+  ASSERT_FALSE(stale.empty());
+  stale.erase(stale.size() - 1);  // the same knobs, one step fewer
+  records[0].steps = stale;
+  EXPECT_FALSE(task->candidate_of(records[0]));
+  EXPECT_EQ(task->restore(records), 3);  // the two others and the failed one
+  EXPECT_FALSE(task->measured(*timed));
 }
 
 // A resumed run has measured its transfer candidates already: they are not proposed again.
@@ -129,8 +148,9 @@ TEST(Transfer, SiblingsGiveTheirBestsCarriedOver) {
     runtime::MeasureResult result;
     result.costs = {1e-3};
     const schedule::Sketch& sketch = to->sketch(p.candidate);
-    ASSERT_EQ(to->restore({runtime::make_record(to->dag().workload_key(), to->dag().summary(), sketch.id, nlohmann::json::array(),
-                                                result, sketch.knobs.to_json(p.candidate.knobs))}), 1);
+    ASSERT_EQ(to->restore({runtime::make_record(to->dag().workload_key(), to->dag().summary(), sketch.id,
+                                                schedule::steps_to_json(sketch.steps(p.candidate.knobs)), result,
+                                                sketch.knobs.to_json(p.candidate.knobs))}), 1);
   }
   EXPECT_TRUE(sibling_candidates(*to, all, 8).empty());
 }
