@@ -197,6 +197,15 @@ Expr rewrite_loads(const Expr& e, const std::function<Expr(const Expr&)>& rewrit
   return changed ? with_operands(e, std::move(operands)) : e;
 }
 
+void split_conjuncts(const Expr& e, std::vector<Expr>* out) {
+  if (e->kind == ExprKind::kAnd) {
+    split_conjuncts(e->operands[0], out);
+    split_conjuncts(e->operands[1], out);
+  } else {
+    out->push_back(e);
+  }
+}
+
 bool uses_var(const Expr& e, const ExprNode* v) {
   return any_node(e, [v](const Expr& n) { return n.get() == v; });
 }

@@ -111,6 +111,10 @@ Expr substitute(const Expr& e, const VarMap& map);
 // Rewrites every Load through `rewrite` (bottom-up: indices are rewritten first).
 Expr rewrite_loads(const Expr& e, const std::function<Expr(const Expr& load)>& rewrite);
 
+// Appends the conjuncts of `e` (the operands of nested &&, left to right; `e` itself when it
+// is not an &&) to `out`.
+void split_conjuncts(const Expr& e, std::vector<Expr>* out);
+
 bool uses_var(const Expr& e, const ExprNode* var);
 void collect_vars(const Expr& e, std::vector<const ExprNode*>* vars);
 bool contains_load(const Expr& e);

@@ -40,15 +40,6 @@ Expr conjunction(const std::vector<Expr>& parts) {
   return all;
 }
 
-void flatten_and(const Expr& e, std::vector<Expr>* parts) {
-  if (e->kind == ExprKind::kAnd) {
-    flatten_and(e->operands[0], parts);
-    flatten_and(e->operands[1], parts);
-  } else {
-    parts->push_back(e);
-  }
-}
-
 bool reads(const Expr& e, const std::string& buffer) {
   if (!e.defined()) return false;
   if (e->kind == ExprKind::kLoad && e->name == buffer) return true;
@@ -75,7 +66,7 @@ bool select_tests(const Expr& e, const ExprNode* v, const std::string& buffer) {
 Expr for_some(const std::vector<Expr>& guards, const std::string& buffer, const Expr& index, const Expr& value,
               const Scope& scope) {
   std::vector<Expr> parts;
-  for (const Expr& g : guards) flatten_and(g, &parts);
+  for (const Expr& g : guards) split_conjuncts(g, &parts);
   VarMap corners;
   for (const auto& [v, extent] : scope.tile_loops) {
     if (uses_var(index, v) || select_tests(value, v, buffer) || std::any_of(scope.kept.begin(), scope.kept.end(),
@@ -133,7 +124,7 @@ Stmt drop_guards(const Stmt& s, std::vector<Expr>& guards, const Scope& scope) {
       // slot) may go; one on a loop of the tile the slot does not depend on (a reduction step
       // past its extent would add to a real slot) or on the tile alone stays around the store.
       std::vector<Expr> parts, kept;
-      for (const Expr& g : guards) flatten_and(g, &parts);
+      for (const Expr& g : guards) split_conjuncts(g, &parts);
       for (const Expr& p : parts) {
         bool slot = false, other = false;
         for (const auto& [v, extent] : scope.tile_loops) {

@@ -48,15 +48,6 @@ Expr padding_condition(const State& state, const Expr& term, ReduceKind reduce) 
   return fill_condition(state, term, 0.0);
 }
 
-void conjuncts(const Expr& e, std::vector<Expr>* out) {
-  if (e->kind == ExprKind::kAnd) {
-    conjuncts(e->operands[0], out);
-    conjuncts(e->operands[1], out);
-  } else {
-    out->push_back(e);
-  }
-}
-
 bool in_register_tile(const Loop& l) {
   return l.annotation != Annotation::kNone && l.annotation != Annotation::kParallel;
 }
@@ -85,7 +76,7 @@ std::vector<std::vector<Expr>> padding_skip_guards(const State& state, int stage
   }
 
   std::vector<Expr> parts;
-  conjuncts(inside, &parts);
+  split_conjuncts(inside, &parts);
   for (const Expr& part : parts) {
     if (part->kind != ExprKind::kLT && part->kind != ExprKind::kLE) continue;
     const Expr diff = simplify(part->operands[0] - part->operands[1], ranges);
@@ -100,15 +91,11 @@ std::vector<std::vector<Expr>> padding_skip_guards(const State& state, int stage
     for (size_t i = level + 1; i < loops.size(); ++i) block_steps *= loops[i].extent;
     if (block_steps < kMinSkippedSteps) continue;
     // Some point of the block is inside where the part holds at the block's smallest diff.
-    VarMap corner;
-    bool linear = true;
-    for (size_t i = level + 1; i < loops.size(); ++i) {
-      int64_t c = 0;
-      if (!linear_coefficient(diff, loops[i].var.get(), &c)) linear = false;
-      if (c != 0) corner.emplace_back(loops[i].var.get(), Expr(c > 0 ? int64_t{0} : loops[i].extent - 1));
-    }
-    if (!linear) continue;
-    const Expr smallest = substitute(diff, corner);
+    LoopBox block;
+    for (size_t i = level + 1; i < loops.size(); ++i) block.emplace_back(loops[i].var.get(), loops[i].extent);
+    const auto corner = extreme_corner(diff, block, /*largest=*/false);
+    if (!corner) continue;
+    const Expr smallest = substitute(diff, *corner);
     Expr guard = simplify(part->kind == ExprKind::kLT ? smallest < Expr(int64_t{0})
                                                       : smallest <= Expr(int64_t{0}),
                           ranges);

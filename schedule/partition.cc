@@ -94,26 +94,18 @@ int statement_count(const Stmt& s) {
   return statements;
 }
 
-using LoopExtents = std::vector<std::pair<const ExprNode*, int64_t>>;
-
 // `g` for every iteration of the loops in `inner` at once: a comparison linear in their
 // variables holds for all of them when it holds at the corner where lhs - rhs is largest (each
 // variable first or last by the sign of its coefficient); a conjunction when each part does.
 // Undefined where `g` is neither.
-Expr for_all(const Expr& g, const LoopExtents& inner) {
+Expr for_all(const Expr& g, const LoopBox& inner) {
   if (g->kind == ExprKind::kAnd) {
     Expr a = for_all(g->operands[0], inner), b = for_all(g->operands[1], inner);
     return a.defined() && b.defined() ? a && b : Expr();
   }
   if (g->kind != ExprKind::kLT && g->kind != ExprKind::kLE) return Expr();
-  const Expr diff = simplify(g->operands[0] - g->operands[1]);
-  VarMap corner;
-  for (const auto& [v, extent] : inner) {
-    int64_t c = 0;
-    if (!linear_coefficient(diff, v, &c)) return Expr();
-    if (c != 0) corner.emplace_back(v, Expr(c > 0 ? extent - 1 : 0));
-  }
-  return substitute(g, corner);
+  const auto corner = extreme_corner(simplify(g->operands[0] - g->operands[1]), inner, /*largest=*/true);
+  return corner ? substitute(g, *corner) : Expr();
 }
 
 // `s` without the guards in `hoisted` (compared by identity).
@@ -147,7 +139,7 @@ Stmt unswitch(const Stmt& loop, const RangeMap& ranges) {
   if (!vector_guards(loop, nullptr, false, &under_vector) || under_vector.empty()) return Stmt();
   if (statement_count(loop) > kMaxDuplicatedStatements) return Stmt();
   vector_guards(loop, nullptr, false, &all, true);
-  LoopExtents inner;
+  LoopBox inner;
   visit(loop, [&](const StmtNode& n) {
     if (n.kind == StmtKind::kFor) inner.emplace_back(n.loop_var.get(), n.extent);
   });

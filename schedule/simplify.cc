@@ -379,4 +379,14 @@ bool linear_coefficient(const Expr& e, const ExprNode* v, int64_t* coefficient) 
   return true;
 }
 
+std::optional<VarMap> extreme_corner(const Expr& e, const LoopBox& box, bool largest) {
+  VarMap corner;
+  for (const auto& [v, extent] : box) {
+    int64_t c = 0;
+    if (!linear_coefficient(e, v, &c)) return std::nullopt;
+    if (c != 0) corner.emplace_back(v, Expr((c > 0) == largest ? extent - 1 : int64_t{0}));
+  }
+  return corner;
+}
+
 }  // namespace tessera::schedule

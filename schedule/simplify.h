@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -38,5 +39,12 @@ Expr simplify(const Expr& e, const RangeMap& ranges = {});
 // When `e` (integer) is c * v + rest with `rest` not using `v` and c constant, returns c.
 // Used by codegen to recognise contiguous (c == 1) and broadcast (c == 0) vector accesses.
 bool linear_coefficient(const Expr& e, const ExprNode* v, int64_t* coefficient);
+
+// The corner of a box of loop iterations (each variable in [0, extent)) where `e`, linear in
+// those variables, is largest (`largest`) or smallest: each variable at its first or last
+// iteration by the sign of its coefficient; variables `e` does not use are left out. Nullopt
+// when `e` is not linear in some variable of `box`.
+using LoopBox = std::vector<std::pair<const ExprNode*, int64_t>>;
+std::optional<VarMap> extreme_corner(const Expr& e, const LoopBox& box, bool largest);
 
 }  // namespace tessera::schedule

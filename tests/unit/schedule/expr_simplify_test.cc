@@ -1,4 +1,4 @@
-// simplify(), bound() and linear_coefficient() from schedule/simplify.h, plus substitute() and
+// simplify(), bound(), linear_coefficient() and extreme_corner() from schedule/simplify.h, plus substitute() and
 // to_string() from schedule/expr.h: constant folding with floor semantics, canonical linear
 // forms, range-driven div/mod and comparison resolution, and expression printing.
 #include <gtest/gtest.h>
@@ -206,6 +206,26 @@ TEST(LinearCoefficientTest, RecognisesAccessPatterns) {
   EXPECT_FALSE(linear_coefficient(i / 4, i.get(), &c));  // not affine in i
   EXPECT_FALSE(linear_coefficient(j * j, j.get(), &c));
   EXPECT_FALSE(linear_coefficient(k + i % 8, i.get(), &c));
+}
+
+// Bugs caught: a corner taken by the wrong sign (a padding guard that skips points inside the
+// image, a hoisted guard that holds at one corner only), an unused variable bound, a non-linear
+// expression given a corner.
+TEST(ExtremeCornerTest, EachVariableAtTheEndItsCoefficientPicks) {
+  Expr i = var("i"), j = var("j"), k = var("k");
+  const LoopBox box = {{i.get(), 4}, {j.get(), 8}, {k.get(), 16}};
+  const Expr e = i * 2 - j;  // does not use k
+  auto largest = extreme_corner(e, box, true);
+  ASSERT_TRUE(largest);
+  ASSERT_EQ(largest->size(), 2u);
+  int64_t v = 0;
+  ASSERT_TRUE(is_const_int(simplify(substitute(e, *largest)), &v));
+  EXPECT_EQ(v, 6);  // i = 3, j = 0
+  auto smallest = extreme_corner(e, box, false);
+  ASSERT_TRUE(smallest);
+  ASSERT_TRUE(is_const_int(simplify(substitute(e, *smallest)), &v));
+  EXPECT_EQ(v, -7);  // i = 0, j = 7
+  EXPECT_FALSE(extreme_corner(i * j, box, true));
 }
 
 TEST(SubstituteTest, ReplacesVariablesByIdentity) {

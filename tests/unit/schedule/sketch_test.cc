@@ -61,7 +61,8 @@ std::vector<std::string> outer_loops(const ComputeDAG& dag, const std::string& s
 // A depthwise conv reuses nothing across channels (each channel tile reads its own slice of
 // input and weights), so the fused tile runs its channel blocks outermost and the pixel tiles
 // inside one slice (1.28x on a stride-2 depthwise conv by hand, bench/NOTES.md). A dense conv
-// reuses its input across output channels and keeps the batch, rows, columns, channels order.
+// reuses its input across output channels (a grouped one within a group) and keeps the batch,
+// rows, columns, channels order.
 TEST(Sketch, DepthwiseTileRunsChannelBlocksOutermostDenseKeepsItsOrder) {
   Conv2dParams p{1, 32, 12, 12, 32, 3, 3};
   p.pad_h = p.pad_w = 1;
@@ -81,13 +82,16 @@ TEST(Sketch, DepthwiseTileRunsChannelBlocksOutermostDenseKeepsItsOrder) {
   ASSERT_GE(order.size(), 4u);
   EXPECT_EQ(order[0], axes[3].name + ".0");  // the in-place tile too
 
-  p.groups = 1;
-  auto dense = conv2d_bias_relu(p);
-  ASSERT_TRUE(dense.ok()) << dense.error().message;
-  order = outer_loops(*dense, "conv:tile_fuse(Y)", "Y");
-  ASSERT_GE(order.size(), 4u);
-  // fails if an axis that some input is reused across (here every one) is moved
-  for (size_t a = 0; a < 4; ++a) EXPECT_EQ(order[a], axes[a].name + ".0") << a;
+  // fails if an axis that some input is reused across is moved: every one in a dense conv;
+  // in a grouped one the output channels of a group share its input (k / 8 in the index)
+  for (int64_t groups : {1, 4}) {
+    p.groups = groups;
+    auto conv = conv2d_bias_relu(p);
+    ASSERT_TRUE(conv.ok()) << conv.error().message;
+    order = outer_loops(*conv, "conv:tile_fuse(Y)", "Y");
+    ASSERT_GE(order.size(), 4u);
+    for (size_t a = 0; a < 4; ++a) EXPECT_EQ(order[a], axes[a].name + ".0") << groups << " groups, axis " << a;
+  }
 }
 
 // Graph fusion builds conv -> bias_add -> relu as separate stages; bias_add is inlined, and
