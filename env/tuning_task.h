@@ -95,8 +95,9 @@ class TuningTask {
   std::vector<Measurement> measure(const std::vector<Candidate>& candidates);
 
   // Takes back earlier measurements of this task (matching workload key, known sketch, valid
-  // knobs and the steps those knobs emit now) without measuring or recording them again: the unit of resume. Returns how
-  // many were restored; records of other tasks, or of another target or timing, are ignored.
+  // knobs and the steps those knobs emit now) without measuring or recording them again: the
+  // unit of resume. Returns how many were restored; records of other tasks, or of another
+  // target or timing, are ignored.
   int restore(const std::vector<runtime::MeasureRecord>& records);
   // The target this task's records name (TaskOptions::target, and the timing when cold).
   std::string record_target() const;
