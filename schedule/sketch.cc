@@ -29,41 +29,6 @@ bool has_data_reuse(const TensorNode& t) {
   return reuse;
 }
 
-// Whether distinct values of `axis` (the rest fixed) read distinct elements through `load`:
-// some index is linear in it with a non-zero coefficient and uses no reduction axis (a
-// window's reduction axis beside it, oh * stride + r, makes neighbouring values share
-// elements; so does a division, a grouped conv's k / (K / groups)). A reduction axis of one
-// step (a depthwise conv's input channel within its group) is always 0.
-bool reads_apart(const Expr& load, const Axis& axis, const std::vector<Axis>& reduce_axes) {
-  return std::any_of(load->operands.begin(), load->operands.end(), [&](const Expr& index) {
-    int64_t c = 0;
-    if (!linear_coefficient(index, axis.var.get(), &c) || c == 0) return false;
-    return std::none_of(reduce_axes.begin(), reduce_axes.end(),
-                        [&](const Axis& r) { return r.extent > 1 && uses_var(index, r.var.get()); });
-  });
-}
-
-std::vector<size_t> reuse_free_first(const TensorNode& t) {
-  std::vector<bool> apart(t.axes.size(), true);
-  bool any_load = false;
-  std::function<void(const Expr&)> visit = [&](const Expr& e) {
-    if (e->kind == ExprKind::kLoad) {
-      any_load = true;
-      for (size_t a = 0; a < t.axes.size(); ++a) apart[a] = apart[a] && reads_apart(e, t.axes[a], t.reduce_axes);
-    }
-    for (const Expr& op : e->operands) visit(op);
-  };
-  if (t.body.defined()) visit(t.body);
-  std::vector<size_t> order;
-  for (size_t a = 0; a < t.axes.size(); ++a) {
-    if (any_load && apart[a]) order.push_back(a);
-  }
-  for (size_t a = 0; a < t.axes.size(); ++a) {
-    if (!any_load || !apart[a]) order.push_back(a);
-  }
-  return order;
-}
-
 // Fused loop name of `loops` (what FuseStep names it), or the loop itself.
 std::string fused_name(const std::vector<std::string>& loops) {
   std::string name;
@@ -99,6 +64,43 @@ void emit_inner_tile(std::vector<Step>& steps, const std::string& stage, const s
 namespace {
 
 using namespace detail;
+
+// Whether distinct values of `axis` (the rest fixed) read distinct elements through `load`:
+// some index is linear in it with a non-zero coefficient and uses no reduction axis (a
+// window's reduction axis beside it, oh * stride + r, makes neighbouring values share
+// elements; so does a division, a grouped conv's k / (K / groups)). A reduction axis of one
+// step (a depthwise conv's input channel within its group) is always 0.
+bool reads_apart(const Expr& load, const Axis& axis, const std::vector<Axis>& reduce_axes) {
+  return std::any_of(load->operands.begin(), load->operands.end(), [&](const Expr& index) {
+    int64_t c = 0;
+    if (!linear_coefficient(index, axis.var.get(), &c) || c == 0) return false;
+    return std::none_of(reduce_axes.begin(), reduce_axes.end(),
+                        [&](const Axis& r) { return r.extent > 1 && uses_var(index, r.var.get()); });
+  });
+}
+
+// The indices of `t`'s spatial axes: first those across which no input is reused (every load
+// reads apart along them: a depthwise conv's channels), then the rest, each group in axis order.
+std::vector<size_t> reuse_free_first(const TensorNode& t) {
+  std::vector<bool> apart(t.axes.size(), true);
+  bool any_load = false;
+  std::function<void(const Expr&)> visit = [&](const Expr& e) {
+    if (e->kind == ExprKind::kLoad) {
+      any_load = true;
+      for (size_t a = 0; a < t.axes.size(); ++a) apart[a] = apart[a] && reads_apart(e, t.axes[a], t.reduce_axes);
+    }
+    for (const Expr& op : e->operands) visit(op);
+  };
+  if (t.body.defined()) visit(t.body);
+  std::vector<size_t> order;
+  for (size_t a = 0; a < t.axes.size(); ++a) {
+    if (any_load && apart[a]) order.push_back(a);
+  }
+  for (size_t a = 0; a < t.axes.size(); ++a) {
+    if (!any_load || !apart[a]) order.push_back(a);
+  }
+  return order;
+}
 
 bool is_elementwise(const TensorNode& t) { return !t.is_placeholder && t.reduce == ReduceKind::kNone; }
 

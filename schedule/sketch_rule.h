@@ -41,10 +41,6 @@ inline const std::vector<int64_t> kUnrollSteps = {0, 16, 64, 512};
 
 // A reduction reuses data when some input is not indexed by every spatial axis.
 bool has_data_reuse(const TensorNode& t);
-// The indices of `t`'s spatial axes: first those across which no input is reused (every load
-// reads distinct elements for distinct values: a depthwise conv's channels), then the rest,
-// each group in axis order.
-std::vector<size_t> reuse_free_first(const TensorNode& t);
 // Fused loop name of `loops` (what FuseStep names it), or the loop itself.
 std::string fused_name(const std::vector<std::string>& loops);
 
