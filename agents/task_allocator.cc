@@ -78,18 +78,22 @@ double best_similar_throughput(const NetworkObservation& obs, int i) {
 // second, value = share x gain / seconds, where share is the task's part of the estimate
 // (weight x best / estimate, known), seconds its mean search round (learned; the network's
 // mean until it has one), and gain the relative drop of its best in one round: learned from the
-// task's rounds in a sliding window, shrunk toward the network's mean gain in that window
-// (empirical Bayes: one round's worth of prior), plus a UCB bonus in the same units. A task far
-// slower than a similar one (same op, same FLOP class) takes a higher prior: the relative gain
-// of reaching half that task's throughput, Ansor's forward bound with its beta = 2 (on
-// MobileNetV2, four tasks 2x or more behind; after 600 s the gradient allocator had three of
-// them 18-61% faster than harl without it). Unlike
-// Ansor's g/t, the gain is measured: a heavy task that has stopped improving loses its rounds
-// to lighter ones that still improve. A task's first round (defaults, warm-up) teaches nothing
-// about search and is left out of the statistics; the next two are search rounds whatever its
-// share (kExploreSearchRounds), as a bandit plays each arm before trusting its mean: ResNet-50's
-// max pool, 1.5% of the estimate at its default and 2x faster one vector width away, got no
-// search round in 20 minutes without any.
+// task's rounds in a sliding window, shrunk toward a prior with one round's weight, plus a UCB
+// bonus in the same units.
+//
+// The prior is the largest of three: the network's mean gain in the window; Ansor's optimism
+// 1/t after t rounds (the best falling as 1/t, gradient's g - g/t); and, for a task far slower
+// than a similar one (same op, same FLOP class), the relative gain of reaching half that task's
+// throughput (Ansor's forward bound, beta = 2). The optimism is what makes harl try every
+// task without a fixed schedule: a task left at its default (t = 1) is worth its whole share, so
+// the heaviest tasks get their first search rounds first and a light one gets its own as soon
+// as the heavy ones' measured gains fall below its share (ResNet-50's max pool, 1.5% of the
+// estimate at its default and 2x faster one vector width away; MobileNetV2's light convs,
+// whose first search round, the search's initialization, finds little and whose second finds
+// most). It fades as 1/t^2 under a task's own measurements, so unlike Ansor's g/t a heavy task
+// that has stopped improving loses its rounds to lighter ones that still improve. A task's
+// first round (defaults, warm-up) teaches nothing about search and is left out of the
+// statistics.
 class HarlAllocator : public TaskAllocator {
  public:
   explicit HarlAllocator(uint64_t seed) : rng_(seed) {}
@@ -104,11 +108,6 @@ class HarlAllocator : public TaskAllocator {
         reason_ = "no correct kernel yet";
         return static_cast<int>(i);
       }
-    }
-    if (int first = next_open(obs, 0, 1 + kExploreSearchRounds); first >= 0) {
-      reason_ = "explore: search round " + std::to_string(obs.views[static_cast<size_t>(first)].rounds) + " of " +
-                std::to_string(kExploreSearchRounds);
-      return first;
     }
     const size_t n = obs.tasks.size();
     std::vector<double> gain_sum(n, 0), plays(n, 0);
@@ -128,15 +127,18 @@ class HarlAllocator : public TaskAllocator {
       const double seconds = i < search_rounds_.size() && search_rounds_[i] > 0 ? round_seconds_[i] / search_rounds_[i] : mean_round;
       const double peer = best_similar_throughput(obs, static_cast<int>(i));
       const double behind = peer > 0 && obs.tasks[i].flops > 0 ? 1 - kBeta * obs.tasks[i].flops / peer / v.best_seconds : 0;
-      const double gain = (gain_sum[i] + std::max(pooled, behind)) / (plays[i] + 1);
+      const double optimism = 1.0 / std::max(1, v.rounds);
+      const double prior = std::max({pooled, behind, optimism});
+      const double gain = (gain_sum[i] + prior) / (plays[i] + 1);
       const double bonus = pooled * std::sqrt(horizon / (plays[i] + 1));
       double value = share * (gain + bonus) / std::max(seconds, 1e-6);
       value *= 1 + 1e-9 * std::uniform_real_distribution<double>(0, 1)(rng_);  // random tie-break
       if (value > top) {
         top = value, pick = static_cast<int>(i);
         char text[160];
+        const char* why = prior == pooled ? "" : prior == behind ? " (2x+ slower than a similar task)" : " (optimism: 1/rounds)";
         std::snprintf(text, sizeof text, "share %.1f%%, gain %.3g + bonus %.3g per round of %.3g s%s", 100 * share, gain,
-                      bonus, seconds, behind > pooled ? " (2x+ slower than a similar task)" : "");
+                      bonus, seconds, why);
         reason_ = text;
       }
     }
@@ -160,13 +162,6 @@ class HarlAllocator : public TaskAllocator {
   }
 
  private:
-  // Search rounds every task gets before the rule. A per-task search's first round is its
-  // initialization (evolutionary search: a sampled population, measured); the second is the
-  // first to build on measurements. Under round-robin (every task every round, so no selection
-  // bias), the mean relative gain of the first and second search rounds: MobileNetV2 0.011 and
-  // 0.065, ResNet-50 0.027 and 0.013, against 0.004-0.025 for the fifth (bench/NOTES.md). With
-  // one, seven MobileNetV2 tasks whose first round found little got no other in 20 minutes.
-  static constexpr int kExploreSearchRounds = 2;
   static constexpr double kBeta = 2.0;  // Ansor's: a similar task's throughput, halved, is reachable
   std::mt19937_64 rng_;
   std::deque<std::pair<int, double>> window_;  // (task, relative gain of its round)

@@ -8,14 +8,12 @@
 //                rounds, forward the lesser of g - g/t (one more round's optimistic gain) and
 //                beta x FLOPs / (best throughput among similar tasks) minus g. alpha 0.2,
 //                window 3, beta 2.
-//   harl         after the same warm-up and two search rounds for every task (a bandit plays
-//                each arm: a task left at its default schedule, or after its search's first
-//                round, its initialization, can look too light to try), the task whose next
-//                round should cut the estimate most per second:
-//                share of the estimate x expected relative gain of a round / its round time,
-//                the gain learned per task in a sliding window, shrunk toward a prior (the
-//                network's mean gain, or more for a task 2x slower than a similar one), with
-//                a UCB bonus (see HarlAllocator in the .cc).
+//   harl         after the same warm-up, the task whose next round should cut the estimate most
+//                per second: share of the estimate x expected relative gain of a round / its
+//                round time, the gain learned per task in a sliding window, shrunk toward a
+//                prior (the largest of the network's mean gain, Ansor's optimism 1/rounds, and
+//                for a task 2x slower than a similar one the gain of reaching half its
+//                throughput), with a UCB bonus (see HarlAllocator in the .cc).
 // Exhausted tasks are never chosen.
 //
 // Adding an allocator: implement TaskAllocator in agents/<name>.{h,cc} (or here when small),

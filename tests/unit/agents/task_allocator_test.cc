@@ -126,9 +126,11 @@ TEST(TaskAllocators, HarlSpendsRoundsWhereTheEstimateFallsAndBeatsRoundRobin) {
   std::vector<int> chosen;
   double harl_estimate = run(*harl, env_harl, &chosen);
   double rr_estimate = run(*rr, env_rr);
-  // after the warm-up and two search rounds each (18 rounds), every round on the improving task
+  // After the warm-up (6 rounds), every round on the improving task: the converged ones hold
+  // 0.5% of the estimate, so even at their untried optimism (gain 1) they are worth less than
+  // the heavy task's measured 15% a round.
   ASSERT_EQ(chosen.size(), 40u);
-  EXPECT_EQ(std::count(chosen.begin() + 18, chosen.end(), 0), 22);
+  EXPECT_GE(std::count(chosen.begin() + 6, chosen.end(), 0), 32);
   EXPECT_LT(harl_estimate, 0.5 * rr_estimate);
 }
 
@@ -150,18 +152,21 @@ TEST(TaskAllocators, HarlLeavesAHeavyConvergedTaskForImprovingOnesAndBeatsGradie
   EXPECT_LT(harl_estimate, gradient_estimate);
 }
 
-// A light task at its default schedule (its first round) gets two search rounds before the
-// bandit decides, even beside a heavy task that keeps improving: without them, harl never
-// learns the light task's gain and leaves it at its default (ResNet-50's max pool, 1 trial in
-// 20 minutes, 2x slower than one vector width away) or after its search's initialization.
-TEST(TaskAllocators, HarlSearchesEveryTaskTwiceBeforeItsRule) {
-  Synthetic net({{100, 5, 0.85, 10}, {2, 0.2, 0.1, 1}});
-  auto env = net.make_env(20);
+// Every task is tried, the heaviest first: after the warm-up the heavy task, still improving,
+// takes the first search rounds, and the light one (9% of the estimate at its default, 10x
+// faster two search rounds away) gets two search rounds in 40 once the heavy one's measured
+// gain has fallen below what the light one's optimism (1/rounds) promises. Without the
+// optimism its prior is the network's mean gain and it is never chosen (ResNet-50's max pool,
+// 1 trial in 20 minutes).
+TEST(TaskAllocators, HarlTriesTheHeavyTaskFirstAndALightOneWhenTheHeavyOneSlows) {
+  Synthetic net({{0, 0, 0, 10, {100, 90, 89.9}}, {0, 0, 0, 100, {1.0, 0.3, 0.1}}});
+  auto env = net.make_env(40);
   auto harl = make_allocator("harl", 7).value();
   std::vector<int> chosen;
   run(*harl, env, &chosen);
-  ASSERT_GE(chosen.size(), 6u);
-  EXPECT_EQ(std::vector<int>(chosen.begin(), chosen.begin() + 6), (std::vector<int>{0, 1, 0, 0, 1, 1}));
+  ASSERT_GE(chosen.size(), 3u);
+  EXPECT_EQ(std::vector<int>(chosen.begin(), chosen.begin() + 3), (std::vector<int>{0, 1, 0}));
+  EXPECT_GE(std::count(chosen.begin() + 2, chosen.end(), 1), 2) << "the light task's search rounds";
 }
 
 // A task whose two search rounds found nothing, but which runs at a quarter of the throughput of
@@ -203,15 +208,11 @@ TEST(TaskAllocators, EachChoiceSaysWhy) {
     EXPECT_EQ(reasons[0], "warm-up: its first round") << name;
     EXPECT_EQ(reasons[1], "warm-up: its first round") << name;
     const bool harl = std::string(name) == "harl";
-    if (harl) {  // then two search rounds each
-      EXPECT_EQ(reasons[2], "explore: search round 1 of 2");
-      EXPECT_EQ(reasons[3], "explore: search round 2 of 2");
-      EXPECT_EQ(reasons[4], "explore: search round 1 of 2");
-      EXPECT_EQ(reasons[5], "explore: search round 2 of 2");
-    }
-    const size_t first_rule = harl ? 6 : 2;
     const std::string rule = harl ? "share " : "steepest gradient";
-    EXPECT_EQ(reasons[first_rule].rfind(rule, 0), 0u) << name << ": " << reasons[first_rule];
+    EXPECT_EQ(reasons[2].rfind(rule, 0), 0u) << name << ": " << reasons[2];
+    if (harl) {  // an untried task is chosen for its optimism, and says so
+      EXPECT_NE(reasons[2].find("(optimism: 1/rounds)"), std::string::npos) << reasons[2];
+    }
   }
   auto rr = make_allocator("round_robin", 1).value();
   rr->choose(env.observation());
