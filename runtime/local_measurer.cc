@@ -68,7 +68,10 @@ void LocalMeasurer::measure_each(const schedule::ComputeDAG& dag, const std::vec
   double best = best_seconds;
   for (size_t i = 0; i < builds.size(); ++i) {
     MeasureOptions options = measure_;
-    if (best > 0 && options.give_up_ratio > 0) options.give_up_seconds = options.give_up_ratio * best;
+    if (best > 0 && options.give_up_ratio > 0) {
+      options.give_up_seconds = options.give_up_ratio * best;
+      options.best_seconds = best;
+    }
     MeasureResult result = run(**check, builds[i], options);
     if (result.error == MeasureError::kNone && result.median() > 0) {
       best = best > 0 ? std::min(best, result.median()) : result.median();

@@ -5,7 +5,8 @@
 // job (mpi/) measures with. The reference outputs a candidate is checked against are computed
 // once per workload and kept. A candidate whose warm-up or first timed repeat is more than
 // MeasureOptions::give_up_ratio times the fastest so far (the task's best, then this batch's)
-// is timed no further. It counts its wall seconds by phase (build, run).
+// is timed no further, and so is one whose repeats so far leave its median no chance to beat
+// that fastest. It counts its wall seconds by phase (build, run).
 #pragma once
 
 #include <map>

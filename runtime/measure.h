@@ -51,6 +51,10 @@ struct MeasureOptions {
   // warm-up is judged by the same ratio: by its fastest call, or for kernels over `warmup_ms`
   // by one call at least that long (30 ms by default, near a 50 ms repeat's length).
   double give_up_ratio = 1.25;
+  // The task's best so far (a median; 0: none), set with give_up_seconds (give_up_ratio 0 turns
+  // both off): timing stops once the candidate's median can no longer beat it
+  // (TimingOptions::best_seconds).
+  double best_seconds = 0;
   double compile_timeout_s = 20;
   double run_timeout_s = 10;   // per candidate, including correctness check and timing
 };

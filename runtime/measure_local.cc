@@ -60,6 +60,7 @@ MeasureResult measure_loaded_kernel(const Kernel& kernel, const MeasureTask& tas
   timing_options.min_repeat_ms = options.min_repeat_ms;
   timing_options.flush_cache = options.flush_cache;
   timing_options.give_up_seconds = options.give_up_seconds;
+  timing_options.best_seconds = options.best_seconds;
   timing_options.first_call_seconds = check->call_seconds;
   const std::vector<ColdBuffer> cold = options.cold_constants ? constant_buffers(kernel, task, args) : std::vector<ColdBuffer>{};
   if (!cold.empty()) {

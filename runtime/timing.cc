@@ -107,7 +107,17 @@ Timing time_callable(const std::function<void()>& call, const TimingOptions& opt
   }
   timing.seconds.push_back(elapsed / timing.number);
   if (options.give_up_seconds > 0 && timing.seconds[0] > options.give_up_seconds) return timing;
-  for (int r = 1; r < options.repeats; ++r) timing.seconds.push_back(run(timing.number) / timing.number);
+  int slower = 0;  // repeats slower than the best
+  auto beaten = [&] {
+    if (options.best_seconds <= 0) return false;
+    slower += timing.seconds.back() > options.best_seconds;
+    return slower > slower_repeats_allowed(options.repeats);
+  };
+  if (beaten()) return timing;
+  for (int r = 1; r < options.repeats; ++r) {
+    timing.seconds.push_back(run(timing.number) / timing.number);
+    if (beaten()) break;
+  }
   return timing;
 }
 

@@ -30,7 +30,17 @@ struct TimingOptions {
   // A call made before timing (the correctness check's, the kernel's first: cold), or 0. When
   // it is past kColdCallMargin x give_up_seconds, it is the one cost and nothing runs.
   double first_call_seconds = 0;
+  // The time a median must beat to be the task's new best (its best so far; 0: none). The
+  // median of R repeats is under it only if (R + 1) / 2 of them are, so timing stops once more
+  // than R - (R + 1) / 2 repeats were slower: with 3 repeats, after two slower ones. Exact, not
+  // a guess: no candidate that would have become the best is cut. Late in a network tune most
+  // candidates are within 10% of the best and run every repeat, so this saves a third of their
+  // timing (bench/NOTES.md).
+  double best_seconds = 0;
 };
+
+// How many of `repeats` repeats may be slower than the best before their median cannot beat it.
+inline int slower_repeats_allowed(int repeats) { return repeats - (repeats + 1) / 2; }
 
 // How far past the give-up limit a cold first call must be to judge by it alone. A first call
 // pays for page faults, cold caches and the clock's ramp, and it is one sample, so a pause of

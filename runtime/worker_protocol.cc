@@ -132,7 +132,8 @@ Result<MeasureTask> task_from_message(const Message& m) {
 nlohmann::json options_to_json(const MeasureOptions& o) {
   return {{"warmup", o.warmup}, {"min_warmup_ms", o.min_warmup_ms}, {"number", o.number}, {"repeat", o.repeat},
           {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
-          {"cold_constants", o.cold_constants}, {"threads", o.threads}, {"give_up_seconds", o.give_up_seconds}};
+          {"cold_constants", o.cold_constants}, {"threads", o.threads}, {"give_up_seconds", o.give_up_seconds},
+          {"best_seconds", o.best_seconds}};
 }
 
 Result<MeasureOptions> options_from_json(const nlohmann::json& j) {
@@ -147,6 +148,7 @@ Result<MeasureOptions> options_from_json(const nlohmann::json& j) {
     o.cold_constants = j.value("cold_constants", false);
     o.threads = j.at("threads").get<int>();
     o.give_up_seconds = j.value("give_up_seconds", 0.0);
+    o.best_seconds = j.value("best_seconds", 0.0);
   } catch (const nlohmann::json::exception& e) {
     return make_error(std::string("malformed timing options: ") + e.what());
   }

@@ -1,7 +1,8 @@
 // The timing protocol's give-up (TimingOptions::give_up_seconds): a callable slower than the
 // limit on its cold first call (by a margin), its warm-up or its first repeat is timed no further;
 // one within it gets every repeat.
-// Repeats are sized from the warm-up. And the limit crosses the worker protocol (a message without it, from an older parent, means
+// Repeats stop once their median cannot beat the best. Repeats are sized from the warm-up. And
+// the limit and the best cross the worker protocol (a message without it, from an older parent, means
 // never).
 #include <gtest/gtest.h>
 
@@ -109,6 +110,42 @@ TEST(Timing, TheWarmUpSizesTheRepeats) {
   for (double per_call : t.seconds) EXPECT_GE(per_call * t.number * 1e3, options.min_repeat_ms);
 }
 
+// One warm-up call, repeats of one call each (min_repeat_ms 1 and calls of 2 ms or more), no
+// give-up limit: only the best decides.
+TimingOptions repeats_judged_by_a_1ms_best(int repeats) {
+  TimingOptions options;
+  options.warmup = 1;
+  options.min_warmup_ms = 0;
+  options.repeats = repeats;
+  options.min_repeat_ms = 1;
+  options.best_seconds = 1e-3;
+  return options;
+}
+
+// Repeats slower than the best: timing stops once their median cannot beat it, two of three,
+// three of five (fails if the best is ignored, if one slower repeat is taken as enough, or if
+// the count is off by one). A candidate faster than the best gets every repeat.
+TEST(Timing, StopsOnceTheMedianCannotBeatTheBest) {
+  EXPECT_EQ(time_callable(sleep_2ms, repeats_judged_by_a_1ms_best(3)).seconds.size(), 2u);
+  EXPECT_EQ(time_callable(sleep_2ms, repeats_judged_by_a_1ms_best(5)).seconds.size(), 3u);
+  EXPECT_EQ(time_callable(sleep_2ms, repeats_judged_by_a_1ms_best(1)).seconds.size(), 1u);
+  TimingOptions faster = repeats_judged_by_a_1ms_best(3);
+  faster.best_seconds = 1.0;
+  EXPECT_EQ(time_callable(sleep_2ms, faster).seconds.size(), 3u);
+  faster.best_seconds = 0;  // none
+  EXPECT_EQ(time_callable(sleep_2ms, faster).seconds.size(), 3u);
+}
+
+// One slow repeat, then fast ones: its median may still beat the best, so every repeat runs
+// (fails if the cut counts repeats rather than slower repeats, or stops at the first slower one).
+TEST(Timing, OneSlowerRepeatDoesNotStopTheTiming) {
+  int calls = 0;  // the warm-up's, then the first repeat's: slow; the others: fast
+  Timing t = time_callable([&] { sleep_us(calls++ < 2 ? 2000 : 100); }, repeats_judged_by_a_1ms_best(3));
+  ASSERT_EQ(t.seconds.size(), 3u);
+  EXPECT_GT(t.seconds[0], 1e-3);
+  EXPECT_LT(t.median(), 1e-3);
+}
+
 TEST(Timing, GiveUpLimitCrossesTheWorkerProtocol) {
   ObjectCode object;
   object.entry = "k";
@@ -119,10 +156,17 @@ TEST(Timing, GiveUpLimitCrossesTheWorkerProtocol) {
   auto back = run_from_message(message);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_DOUBLE_EQ(back->second.give_up_seconds, 0.25);
+  options.best_seconds = 0.2;
+  message = run_message(object, options);
+  back = run_from_message(message);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_DOUBLE_EQ(back->second.best_seconds, 0.2);  // fails if the worker never learns the best
   message.header["options"].erase("give_up_seconds");
+  message.header["options"].erase("best_seconds");
   back = run_from_message(message);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->second.give_up_seconds, 0.0);
+  EXPECT_EQ(back->second.best_seconds, 0.0);
 }
 
 }  // namespace
