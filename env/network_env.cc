@@ -38,9 +38,12 @@ void NetworkEnv::restore(int task, const RoundResult& state) {
   TaskView& v = obs_.views[static_cast<size_t>(task)];
   v.best_seconds = state.best_seconds;
   v.trials = state.trials;
-  v.seconds = state.seconds;
+  v.seconds += state.seconds;
   v.exhausted = state.exhausted;
-  if (state.trials > 0) v.best_history.push_back(state.best_seconds);
+  if (state.trials > 0) {
+    if (v.best_history.empty()) v.best_history.push_back(state.best_seconds);
+    else v.best_history.back() = state.best_seconds;  // after replayed rounds: the records decide
+  }
   obs_.elapsed_seconds += state.seconds;
   update_estimate();
 }
@@ -66,10 +69,23 @@ NetworkStep NetworkEnv::step(int task) {
     for (const TaskView& v : obs_.views) out.terminated &= v.exhausted;
     return out;
   }
+  return record(task, run_round_(task));
+}
+
+NetworkStep NetworkEnv::replay(int task, const RoundResult& round) {
+  if (task < 0 || task >= static_cast<int>(obs_.tasks.size())) {
+    NetworkStep out;
+    out.info = "task " + std::to_string(task) + " is not in this network";
+    return out;
+  }
+  return record(task, round);
+}
+
+NetworkStep NetworkEnv::record(int task, const RoundResult& r) {
+  NetworkStep out;
   const double before = obs_.estimate_seconds;
   TaskView& v = obs_.views[static_cast<size_t>(task)];
   const double task_before = v.best_seconds;
-  RoundResult r = run_round_(task);
   v.best_seconds = std::min(v.best_seconds, r.best_seconds);
   v.trials = r.trials;
   v.seconds += r.seconds;

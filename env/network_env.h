@@ -70,16 +70,22 @@ class NetworkEnv {
   // `budget_rounds` <= 0: no round limit; `budget_seconds` <= 0: no time limit.
   NetworkEnv(std::vector<NetworkTask> tasks, RunRound run_round, int budget_rounds, double budget_seconds);
 
-  // Takes the state of tasks tuned before (a resumed run): their bests, trials and seconds.
+  // Takes the state of tasks tuned before (a resumed run): their bests and trials (set: the
+  // records decide, also after replayed rounds) and seconds (added).
   void restore(int task, const RoundResult& state);
   // Adds tuning time spent before a resume (it counts against the time budget).
   void restore_elapsed(double seconds) { obs_.elapsed_seconds += seconds; }
   const NetworkObservation& reset();
   NetworkStep step(int task);
+  // A round run before a resume, as the run's round log kept it: the same bookkeeping as step
+  // (views, estimate, reward) without running it, so that the allocator can be shown the rounds
+  // it chose before and a resumed run goes on where it stopped.
+  NetworkStep replay(int task, const RoundResult& round);
   const NetworkObservation& observation() const { return obs_; }
 
  private:
   void update_estimate();
+  NetworkStep record(int task, const RoundResult& round);
   RunRound run_round_;
   int budget_rounds_;
   double budget_seconds_;

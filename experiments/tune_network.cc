@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <atomic>
 #include <mutex>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "env/tuning_task.h"
 #include "env/transfer.h"
 #include "experiments/network_progress.h"
+#include "experiments/round_log.h"
 #include "experiments/run_outputs.h"
 #include "experiments/search_setup.h"
 #include "experiments/tune.h"
@@ -74,7 +76,8 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   const graph::Graph* folded = &prepared->graph;
   graph::NetworkTasks* fused = &prepared->tasks;
   const fs::path dir(config.run_dir);
-  const std::string records_path = (dir / "records.jsonl").string(), curve_path = (dir / "curve.csv").string();
+  const std::string records_path = (dir / "records.jsonl").string(), curve_path = (dir / "curve.csv").string(),
+                    rounds_path = (dir / "rounds.jsonl").string();
   std::vector<std::string> record_warnings;
   auto earlier = read_resumable_records(records_path, &record_warnings);
   if (!earlier) return std::fprintf(stderr, "tessera tune: %s\n", earlier.error().message.c_str()), 1;
@@ -193,6 +196,8 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     for (const TaskSlot& s : slots) n += s.tuning->trials();
     return n;
   };
+  env::RoundResult last_round;  // what run_round returned last, for the round log
+  int last_round_task = -1;     // ...and for which task
   auto run_round = [&](int t) {
     TaskSlot& slot = slots[static_cast<size_t>(t)];
     env::TuningTask& task = *slot.tuning;
@@ -223,16 +228,43 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     r.trials = task.trials();
     r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     r.exhausted = batch.empty() || slot.agent->done();
+    last_round = r;
+    last_round_task = t;
     return r;
   };
   env::NetworkEnv environment(network, run_round, 0, config.seconds > 0 ? config.seconds : 0);
+  const env::NetworkObservation& obs = environment.observation();
+  // The rounds before a resume, replayed into the environment and shown to the allocator as
+  // if it had just run them: its rounds, seconds and gains per task go on where they stopped.
+  std::vector<std::string> round_warnings;
+  std::map<std::string, int> unknown_tasks;  // rounds of tasks this network does not have
+  int replayed = 0;
+  for (const LoggedRound& round : read_rounds(rounds_path, &round_warnings)) {
+    int t = 0;
+    while (t < static_cast<int>(slots.size()) && slots[static_cast<size_t>(t)].fused->name != round.task) ++t;
+    if (t == static_cast<int>(slots.size())) {
+      ++unknown_tasks[round.task];
+      continue;
+    }
+    env::NetworkStep step = environment.replay(t, round.result);
+    if (!round.transfer) (*allocator)->observe(t, step.reward, obs);
+    ++replayed;
+  }
+  for (const auto& [name, rounds] : unknown_tasks) {
+    round_warnings.push_back(rounds_path + ": " + std::to_string(rounds) + " round(s) of task '" + name +
+                             "', which this network does not have, not replayed");
+  }
+  for (const std::string& w : round_warnings) log.say("warning: " + w);
+  if (replayed > 0) log.say(std::to_string(replayed) + " rounds replayed from " + rounds_path);
+  // The records decide each task's best and trials (a round killed before its log line was
+  // written still has its measurements there).
   for (size_t t = 0; t < slots.size(); ++t) {
     const env::TuningTask& task = *slots[t].tuning;
-    if (task.trials() == 0) continue;
+    if (task.trials() == 0 && obs.views[t].rounds == 0) continue;
     environment.restore(static_cast<int>(t), {task.best() ? task.best()->seconds() : INFINITY, task.trials(), 0.0, false});
   }
-  environment.restore_elapsed(spent_before);
-  const env::NetworkObservation& obs = environment.reset();
+  environment.restore_elapsed(std::max(0.0, spent_before - obs.elapsed_seconds));
+  environment.reset();
   const std::string svg_path = (dir / "curve.svg").string();
   // The network run with the best kernels so far, its latency on the curve beside the estimate.
   auto measure_now = [&]() -> Result<double> {
@@ -254,7 +286,9 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   // Transfer rounds first, whatever the budget: every task with schedules from other runs.
   for (size_t t = 0; t < slots.size(); ++t) {
     if (slots[t].transfer.empty()) continue;
+    last_round_task = -1;
     env::NetworkStep step = environment.step(static_cast<int>(t));
+    if (last_round_task == static_cast<int>(t)) append_round(rounds_path, {slots[t].fused->name, true, last_round});
     step.info = "transfer: " + step.info;
     log_round(step);
   }
@@ -263,7 +297,9 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   while (total_trials() < config.trials && (config.seconds <= 0 || obs.elapsed_seconds < config.seconds)) {
     int t = (*allocator)->choose(obs);
     if (t < 0) break;
+    last_round_task = -1;
     env::NetworkStep step = environment.step(t);
+    if (last_round_task == t) append_round(rounds_path, {slots[static_cast<size_t>(t)].fused->name, false, last_round});
     step.info += " (" + (*allocator)->reason() + ")";
     (*allocator)->observe(t, step.reward, obs);
     log_round(step);

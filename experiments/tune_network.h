@@ -8,7 +8,9 @@
 // ends slower than the untuned network, and the estimate is known after seconds per task, not
 // a search batch per task, before the allocator's choices begin. A line per round says the
 // task chosen and the estimate; curve.csv gets a "<network>" row per round (trials, elapsed,
-// estimate), which also carries the time spent across a resume. With `transfer:` (--from
+// estimate), which also carries the time spent across a resume, and rounds.jsonl a line
+// (round_log.h) that a resumed run replays into the environment and the allocator, so that
+// the rounds and gains it decides by survive a kill. With `transfer:` (--from
 // RUN_DIR), each task first gets a transfer round: its defaults and the schedules other runs
 // found for it or for similar tasks (env/transfer.h), before the allocator starts. Every
 // `budget.network_every_s` of tuning and at the end the network is built from the records

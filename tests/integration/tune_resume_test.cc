@@ -264,6 +264,41 @@ TEST(TuneNetwork, KilledAtRandomMomentsLosesAndRepeatsNothing) {
   fs::remove_all(root);
 }
 
+// A resumed network run replays its round log (rounds.jsonl) into the allocator: no task gets
+// its warm-up round again, the round count goes on, and every round has its line (fails if the
+// log is not written, not read, or read without telling the allocator: the gradient scheduler
+// then warms every task up again after each resume).
+TEST(TuneNetwork, AResumedRunGoesOnFromItsRounds) {
+  const fs::path root = fs::temp_directory_path() / ("tessera_rounds_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const fs::path run = root / "run", config = root / "net.yaml";
+  std::ofstream(config) << "run_dir: " << run.string() << "\n"
+                        << "network: " << TESSERA_SOURCE_DIR << "/tests/integration/models/tiny_cnn.onnx\n"
+                        << "allocator: gradient\n"
+                        << "search: {agent: random}\n"
+                        << "budget: {trials: 24, batch_size: 4}\n"
+                        << "measure: {repeat: 1, min_repeat_ms: 1, warmup_ms: 0, retime_top: 0}\n";
+  std::string said;
+  ASSERT_EQ(run_capturing({kTessera, "tune", config.string()}, root / "first.txt", &said), 0) << said;
+  EXPECT_NE(said.find("warm-up: its first round"), std::string::npos) << said;
+  const auto rounds_in = [](const std::string& text) {
+    size_t n = 0;
+    for (size_t at = text.find("[round "); at != std::string::npos; at = text.find("[round ", at + 1)) ++n;
+    return n;
+  };
+  const size_t first_rounds = rounds_in(said);
+  ASSERT_GE(first_rounds, 4u) << said;
+  ASSERT_EQ(run_capturing({kTessera, "tune", config.string(), "--set", "budget.trials=40"}, root / "second.txt", &said), 0)
+      << said;
+  EXPECT_NE(said.find(std::to_string(first_rounds) + " rounds replayed"), std::string::npos) << said;
+  EXPECT_EQ(said.find("warm-up"), std::string::npos) << "a task was warmed up again after the resume:\n" << said;
+  EXPECT_NE(said.find("[round " + std::to_string(first_rounds + 1) + "]"), std::string::npos) << said;
+  const std::string log = read_file(run / "rounds.jsonl");
+  EXPECT_EQ(static_cast<size_t>(std::count(log.begin(), log.end(), '\n')), first_rounds + rounds_in(said));
+  fs::remove_all(root);
+}
+
 // Transfer-tuning between two models: the tiny CNN tuned briefly, then the same layers on a
 // larger input tuned from its records with no search (--budget.trials=0): every task gets
 // schedules carried over, the network runs with them, and a rerun measures nothing again.

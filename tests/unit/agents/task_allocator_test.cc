@@ -73,6 +73,48 @@ TEST(NetworkEnv, EstimateIsTheWeightedSumAndRewardItsDropPerSecond) {
   EXPECT_EQ(env.observation().views[0].trials, 32);
 }
 
+// A resumed run replays its logged rounds (NetworkEnv::replay) and shows each to a fresh
+// allocator: environment and allocator then stand where the uninterrupted run stood, and the
+// allocator's next choice is the same (fails if replay skips part of step's bookkeeping, e.g.
+// the rounds or seconds per task, or if the allocator cannot be brought back by observing).
+TEST(NetworkEnv, ReplayedRoundsLeaveTheStateOfTheRunThatRanThem) {
+  const std::vector<Curve> curves = {{60, 40, 0.5, 3}, {20, 1, 0.75, 1}, {8, 2, 0.8, 2}, {5, 4, 0.9, 1}};
+  for (const char* name : {"harl", "gradient"}) {
+    Synthetic a(curves);
+    auto ran = a.make_env(12);
+    auto first = make_allocator(name, 5).value();
+    std::vector<std::pair<int, env::RoundResult>> log;
+    ran.reset();
+    for (int i = 0; i < 12; ++i) {
+      const int t = first->choose(ran.observation());
+      ASSERT_GE(t, 0);
+      const auto step = ran.step(t);
+      const env::TaskView& v = ran.observation().views[static_cast<size_t>(t)];
+      log.push_back({t, {v.best_seconds, v.trials, 1.0, v.exhausted}});
+      first->observe(t, step.reward, ran.observation());
+    }
+    Synthetic b(curves);
+    auto resumed = b.make_env(0);
+    auto second = make_allocator(name, 5).value();
+    for (const auto& [t, round] : log) {
+      const auto step = resumed.replay(t, round);
+      second->observe(t, step.reward, resumed.observation());
+    }
+    const env::NetworkObservation& x = ran.observation();
+    const env::NetworkObservation& y = resumed.observation();
+    EXPECT_EQ(y.rounds, x.rounds) << name;
+    EXPECT_DOUBLE_EQ(y.elapsed_seconds, x.elapsed_seconds) << name;
+    EXPECT_DOUBLE_EQ(y.estimate_seconds, x.estimate_seconds) << name;
+    for (size_t i = 0; i < curves.size(); ++i) {
+      EXPECT_EQ(y.views[i].rounds, x.views[i].rounds) << name << " task " << i;
+      EXPECT_EQ(y.views[i].trials, x.views[i].trials) << name << " task " << i;
+      EXPECT_DOUBLE_EQ(y.views[i].seconds, x.views[i].seconds) << name << " task " << i;
+      EXPECT_EQ(y.views[i].best_history, x.views[i].best_history) << name << " task " << i;
+    }
+    EXPECT_EQ(second->choose(y), first->choose(x)) << name << ": the resumed allocator chose differently";
+  }
+}
+
 TEST(TaskAllocators, RoundRobinTakesTurnsAndSkipsExhaustedTasks) {
   Synthetic net({{1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}});
   auto env = net.make_env(7);
