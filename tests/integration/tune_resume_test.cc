@@ -210,20 +210,28 @@ TEST(TuneResume, AnotherMachinesRecordsAreRefusedAndNothingIsWritten) {
   fs::remove_all(root);
 }
 
+// A fresh directory `name`_PID under the temp directory with net.yaml: the tiny CNN of
+// tests/integration/models tuned into ROOT/run by the gradient scheduler over random search.
+fs::path tiny_cnn_config(const std::string& name, const std::string& budget, const std::string& measure) {
+  const fs::path root = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  std::ofstream(root / "net.yaml") << "run_dir: " << (root / "run").string() << "\n"
+                                   << "network: " << TESSERA_SOURCE_DIR << "/tests/integration/models/tiny_cnn.onnx\n"
+                                   << "allocator: gradient\n"
+                                   << "search: {agent: random}\n"
+                                   << "budget: " << budget << "\n"
+                                   << "measure: " << measure << "\n";
+  return root;
+}
+
 // A whole network (the tiny CNN of tests/integration/models): killed at random moments and
 // resumed, nothing measured is lost and nothing is measured twice; the last run measures the
 // network end to end with the tuned kernels.
 TEST(TuneNetwork, KilledAtRandomMomentsLosesAndRepeatsNothing) {
-  const fs::path root = fs::temp_directory_path() / ("tessera_network_" + std::to_string(::getpid()));
-  fs::remove_all(root);
-  fs::create_directories(root);
+  const fs::path root = tiny_cnn_config("tessera_network", "{trials: 48, batch_size: 4}",
+                                        "{repeat: 1, min_repeat_ms: 2, warmup_ms: 0, retime_top: 2, retime_rounds: 2}");
   const fs::path run = root / "run", config = root / "net.yaml";
-  std::ofstream(config) << "run_dir: " << run.string() << "\n"
-                        << "network: " << TESSERA_SOURCE_DIR << "/tests/integration/models/tiny_cnn.onnx\n"
-                        << "allocator: gradient\n"
-                        << "search: {agent: random}\n"
-                        << "budget: {trials: 48, batch_size: 4}\n"
-                        << "measure: {repeat: 1, min_repeat_ms: 2, warmup_ms: 0, retime_top: 2, retime_rounds: 2}\n";
   std::mt19937_64 rng(21);
   std::multiset<std::string> before;
   int kills = 0;
@@ -269,16 +277,9 @@ TEST(TuneNetwork, KilledAtRandomMomentsLosesAndRepeatsNothing) {
 // log is not written, not read, or read without telling the allocator: the gradient scheduler
 // then warms every task up again after each resume).
 TEST(TuneNetwork, AResumedRunGoesOnFromItsRounds) {
-  const fs::path root = fs::temp_directory_path() / ("tessera_rounds_" + std::to_string(::getpid()));
-  fs::remove_all(root);
-  fs::create_directories(root);
+  const fs::path root = tiny_cnn_config("tessera_rounds", "{trials: 24, batch_size: 4}",
+                                        "{repeat: 1, min_repeat_ms: 1, warmup_ms: 0, retime_top: 0}");
   const fs::path run = root / "run", config = root / "net.yaml";
-  std::ofstream(config) << "run_dir: " << run.string() << "\n"
-                        << "network: " << TESSERA_SOURCE_DIR << "/tests/integration/models/tiny_cnn.onnx\n"
-                        << "allocator: gradient\n"
-                        << "search: {agent: random}\n"
-                        << "budget: {trials: 24, batch_size: 4}\n"
-                        << "measure: {repeat: 1, min_repeat_ms: 1, warmup_ms: 0, retime_top: 0}\n";
   std::string said;
   ASSERT_EQ(run_capturing({kTessera, "tune", config.string()}, root / "first.txt", &said), 0) << said;
   EXPECT_NE(said.find("warm-up: its first round"), std::string::npos) << said;
