@@ -196,12 +196,11 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     for (const TaskSlot& s : slots) n += s.tuning->trials();
     return n;
   };
-  env::RoundResult last_round;  // what run_round returned last, for the round log
-  int last_round_task = -1;     // ...and for which task
   auto run_round = [&](int t) {
     TaskSlot& slot = slots[static_cast<size_t>(t)];
     env::TuningTask& task = *slot.tuning;
     const auto start = Clock::now();
+    const bool transfer_round = !slot.transfer.empty();  // the allocator did not choose it
     // A task's first round is its default schedules alone (and what transfer brings): a second
     // or two, where a search batch on a large conv takes ten, so that every task's latency is
     // known, and the estimate with it, before the allocator spends real rounds.
@@ -228,8 +227,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     r.trials = task.trials();
     r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     r.exhausted = batch.empty() || slot.agent->done();
-    last_round = r;
-    last_round_task = t;
+    append_round(rounds_path, {slot.fused->name, transfer_round, r});
     return r;
   };
   env::NetworkEnv environment(network, run_round, 0, config.seconds > 0 ? config.seconds : 0);
@@ -286,9 +284,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   // Transfer rounds first, whatever the budget: every task with schedules from other runs.
   for (size_t t = 0; t < slots.size(); ++t) {
     if (slots[t].transfer.empty()) continue;
-    last_round_task = -1;
     env::NetworkStep step = environment.step(static_cast<int>(t));
-    if (last_round_task == static_cast<int>(t)) append_round(rounds_path, {slots[t].fused->name, true, last_round});
     step.info = "transfer: " + step.info;
     log_round(step);
   }
@@ -297,9 +293,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   while (total_trials() < config.trials && (config.seconds <= 0 || obs.elapsed_seconds < config.seconds)) {
     int t = (*allocator)->choose(obs);
     if (t < 0) break;
-    last_round_task = -1;
     env::NetworkStep step = environment.step(t);
-    if (last_round_task == t) append_round(rounds_path, {slots[static_cast<size_t>(t)].fused->name, false, last_round});
     step.info += " (" + (*allocator)->reason() + ")";
     (*allocator)->observe(t, step.reward, obs);
     log_round(step);
