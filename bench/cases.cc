@@ -80,6 +80,8 @@ const std::vector<Case>& all_cases() {
       {"fused_epilogue", [] { return run_fused_epilogue(env_int("TESSERA_TRIALS", 200)); }},
       // Plug-in cost models (examples/) against the built-in proxy at equal trials; run.sh builds them.
       {"plugin_suite", [] { return run_plugin_suite(env_int("TESSERA_SUITE_TRIALS", 128)); }},
+      // Which way of timing a kernel alone ranks two runs' kernels as the network does.
+      {"network_fidelity", [] { return run_network_fidelity(); }},
       {"harl_race_recheck", [] { return run_race_recheck("harl", env_int("TESSERA_SUITE_TRIALS", 1000)); }},
   };
   return cases;

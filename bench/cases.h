@@ -51,6 +51,10 @@ nlohmann::json compare_with_onednn(const schedule::Conv2dParams& p, const schedu
 nlohmann::json run_conv_suite(int trials);
 nlohmann::json run_conv_probe();
 
+// The heaviest tasks' recorded kernels of one or two network runs timed alone under four cache
+// states and inside the network (fidelity_cases.cc; TESSERA_FIDELITY_MODEL, _RUNS, _TASKS).
+nlohmann::json run_network_fidelity();
+
 // The packed conv sketch on a grid of register tiles, each against oneDNN (conv_sweep_cases.cc).
 nlohmann::json run_packed_conv_sweep(const schedule::Conv2dParams& p);
 
