@@ -53,6 +53,9 @@ struct TaskOptions {
   runtime::MeasureOptions measure;
   runtime::BuildOptions build;
   std::string records_path;  // empty: keep records in memory only
+  // Where `retime` records its timings (a run's retimed.jsonl beside its records.jsonl, which
+  // keeps one line per trial); empty: not recorded.
+  std::string retimes_path;
   uint64_t seed = 1;         // inputs for correctness checks
   bool measurable = true;    // false: sketches, candidates and features only (no reference
                              // inputs are prepared; measure() reports every candidate failed)
@@ -121,8 +124,11 @@ class TuningTask {
 
   // Re-times the `top` fastest correct candidates: `rounds` rounds in which each is measured
   // once more, in turn, in one worker (so drift and noise hit them alike). Returns them
-  // fastest first by re-timed median, failures last. Not recorded: records hold search
-  // measurements only, so resume and proxy training see each candidate once.
+  // fastest first by re-timed median, failures last. Each correct one is recorded in
+  // TaskOptions::retimes_path, with source runtime::kRetimeSource: the network executor ranks
+  // a schedule by all its timings (runtime/record_bests.h), so given the run directory it runs
+  // the re-timed winner, not the luckiest first timing. records.jsonl stays one line per trial
+  // for resume, proxy training and the replay simulator.
   std::vector<Retimed> retime(int top, int rounds);
   // Warnings from writing records (the run goes on without them).
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -138,6 +144,7 @@ class TuningTask {
   TaskOptions options_;
   std::vector<schedule::Sketch> sketches_;
   std::optional<runtime::RecordWriter> records_;
+  std::optional<runtime::RecordWriter> retimes_;  // opened by the first `retime`
   std::map<Candidate, Measurement> seen_;
   std::optional<Measurement> best_;
   runtime::CreditBySource credit_;

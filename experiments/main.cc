@@ -30,7 +30,9 @@ const Command kCommands[] = {
     {"tune", "tessera tune CONFIG|MODEL.onnx [--set key.path=value ...] [--key.path=value ...] [--from RUN_DIR ...] [--plugin LIB.so ...]",
      "Run the tuning experiment CONFIG describes (see configs/README.md). Progress goes to stderr;\n"
      "the run directory gets config.yaml, records.jsonl, curve.csv, curve.svg, summary.json,\n"
-     "run.log, proxy.pt (the learned proxy) and agent_state/ (harl's PPO agents). Rerunning with\n"
+     "run.log, proxy.pt (the learned proxy), agent_state/ (harl's PPO agents) and retimed.jsonl\n"
+     "(the fastest few of each task timed again at the end; tessera run --records RUN_DIR ranks\n"
+     "a schedule by all its timings). Rerunning with\n"
      "the same run directory resumes from its records and agent state. --set overrides a\n"
      "config value (it wins over the file, which wins over the defaults), e.g.\n"
      "--set budget.trials=50 --set tasks.0.params.m=256.\n"

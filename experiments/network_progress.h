@@ -21,7 +21,8 @@ namespace tessera::experiments {
 inline constexpr const char* kNetworkEstimateRow = "<network>";
 inline constexpr const char* kNetworkMeasuredRow = "<network measured>";
 
-// The measured end-to-end latency in seconds of the network with `records`: median of `runs`
+// The measured end-to-end latency in seconds of the network with `records` (a records file, or
+// a run directory: its records.jsonl and the end's re-timings, retimed.jsonl): median of `runs`
 // inferences after three warm-up ones, on `threads` threads.
 Result<double> measure_network(const graph::Graph& folded, const graph::NetworkTasks& tasks, const std::string& records,
                                int threads, uint64_t seed, int runs = 20);

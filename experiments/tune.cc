@@ -180,6 +180,7 @@ int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measur
     options.measure.threads = config.threads;
     options.build.timeout_s = config.measure.compile_timeout_s;
     options.records_path = records_path;
+    options.retimes_path = (dir / "retimed.jsonl").string();
     options.seed = config.seed;
     options.measurer = measurer;
     if (gpu) {

@@ -113,6 +113,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
         options.measure.threads = config.threads;
         options.build.timeout_s = config.measure.compile_timeout_s;
         options.records_path = records_path;
+        options.retimes_path = (dir / "retimed.jsonl").string();
         options.seed = config.seed;
         options.measurer = measurer;
         created[t] = env::TuningTask::create(fused->tasks[t].dag, options);
@@ -266,7 +267,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   const std::string svg_path = (dir / "curve.svg").string();
   // The network run with the best kernels so far, its latency on the curve beside the estimate.
   auto measure_now = [&]() -> Result<double> {
-    auto measured = measure_network(*folded, *fused, records_path, config.threads, config.seed);
+    auto measured = measure_network(*folded, *fused, config.run_dir, config.threads, config.seed);
     if (measured) {
       append_curve(curve_path, {kNetworkMeasuredRow, total_trials(), obs.elapsed_seconds, *measured, 0.0, 0.0});
       std::ofstream(svg_path) << network_curve_svg(read_curve(curve_path));

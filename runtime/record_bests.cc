@@ -13,7 +13,7 @@ Result<RecordBests> load_record_bests(const std::string& path) {
   if (fs::is_directory(path, ec)) {
     for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::end(it);
          it.increment(ec)) {
-      if (it->is_regular_file(ec) && it->path().extension() == ".jsonl") {
+      if (it->is_regular_file(ec) && it->path().extension() == ".jsonl" && it->path().filename() != "rounds.jsonl") {
         bests.files.push_back(it->path().string());
       }
     }
@@ -25,6 +25,8 @@ Result<RecordBests> load_record_bests(const std::string& path) {
     return make_error(path + ": no such records file or directory");
   }
   const std::string here = host_fingerprint().id();
+  // workload key -> (timing class and steps -> the schedule's record, all its costs)
+  std::map<std::string, std::map<std::string, MeasureRecord>> schedules;
   for (const std::string& file : bests.files) {
     auto read = read_records(file);
     if (!read) return read.error();
@@ -36,10 +38,16 @@ Result<RecordBests> load_record_bests(const std::string& path) {
         ++bests.other_machine;
         continue;
       }
-      auto found = bests.by_workload.find(r.workload_key);
-      if (found == bests.by_workload.end() || ranks_before(r, found->second)) {
-        bests.by_workload[r.workload_key] = std::move(r);
-      }
+      const std::string key = (r.timed_cold() ? "cold " : "warm ") + r.steps.dump();
+      auto [it, fresh] = schedules[r.workload_key].try_emplace(key);
+      if (fresh) it->second = std::move(r);
+      else it->second.costs.insert(it->second.costs.end(), r.costs.begin(), r.costs.end());
+    }
+  }
+  for (auto& [workload, of_workload] : schedules) {
+    for (auto& [key, r] : of_workload) {
+      auto found = bests.by_workload.find(workload);
+      if (found == bests.by_workload.end() || ranks_before(r, found->second)) bests.by_workload[workload] = std::move(r);
     }
   }
   return bests;

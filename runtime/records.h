@@ -26,6 +26,10 @@ inline constexpr int kRecordFormatVersion = 1;
 // every call (MeasureOptions::cold_constants): "llvm-cpu+cold-constants".
 inline constexpr const char* kColdConstantsSuffix = "+cold-constants";
 
+// The source of a record that re-times a schedule measured before (env::TuningTask::retime, at
+// a run's end): not a trial of the search, one more timing of that schedule.
+inline constexpr const char* kRetimeSource = "retime";
+
 struct MeasureRecord {
   int format_version = kRecordFormatVersion;
   std::string workload_key;

@@ -1,13 +1,19 @@
 // TuningTask::retime: the fastest candidates measured again side by side, so a candidate whose
-// one search measurement was lucky is not reported as the best; and each measurement reaches
-// the records hook the moment it exists (what lets a killed run keep it).
+// one search measurement was lucky is not reported as the best, nor run by the network; and
+// each measurement reaches the records hook the moment it exists (what lets a killed run keep it).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 
+#include <unistd.h>
+
 #include "env/tuning_task.h"
+#include "runtime/record_bests.h"
+#include "runtime/records.h"
 #include "schedule/ops.h"
 #include "schedule/step_json.h"
 
@@ -71,6 +77,54 @@ TEST(Retime, ALuckySearchMeasurementIsNotReportedAsTheBest) {
   EXPECT_DOUBLE_EQ(retimed[2].search_seconds, 0.3) << "the in-search figure is kept beside";
   EXPECT_DOUBLE_EQ(retimed[2].seconds(), 1.2);
   EXPECT_EQ(task->trials(), 4) << "re-timing is not a trial";
+}
+
+// Bugs caught: re-timing that wrote nothing (the executor, ranking by records, ran the fluke);
+// re-timings written among the trials (records.jsonl is one line per trial, what resume counts);
+// a run directory's round log read as broken records.
+TEST(Retime, TheRunsRecordsRankTheRetimedWinnerFirst) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tessera_retime_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "rounds.jsonl") << "{\"round\": 0, \"task\": 0}\n";  // a network run's round log: not records
+  auto measurer = std::make_shared<ScriptedMeasurer>();
+  TaskOptions options;
+  options.measurer = measurer;
+  options.records_path = (dir / "records.jsonl").string();
+  options.retimes_path = (dir / "retimed.jsonl").string();
+  const schedule::ComputeDAG dag = *schedule::matmul(64, 48, 32);
+  auto task = TuningTask::create(dag, options).value();
+  std::mt19937_64 rng(3);
+  std::vector<Candidate> candidates;
+  while (candidates.size() < 4) {
+    Candidate c = task->sample(rng);
+    if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) candidates.push_back(c);
+  }
+  auto key = [&](const Candidate& c) { return schedule::steps_to_json(task->sketch(c).steps(c.knobs)).dump(); };
+  measurer->seconds = {{key(candidates[0]), 1.2}, {key(candidates[1]), 0.5},
+                       {key(candidates[2]), 0.6}, {key(candidates[3]), 2.0}};
+  measurer->lucky = key(candidates[0]);
+  task->measure(candidates);
+  auto ranked_first = [&] {
+    auto bests = runtime::load_record_bests(dir.string());
+    EXPECT_TRUE(bests.ok()) << bests.error().message;
+    EXPECT_TRUE(bests && bests->warnings.empty()) << "rounds.jsonl was read as records";
+    return bests && bests->by_workload.count(dag.workload_key()) ? bests->by_workload.at(dag.workload_key()).steps.dump()
+                                                                 : std::string();
+  };
+  EXPECT_EQ(ranked_first(), key(candidates[0])) << "before re-timing the fluke's one timing leads";
+  EXPECT_FALSE(std::filesystem::exists(options.retimes_path));
+  task->retime(/*top=*/3, /*rounds=*/4);
+  EXPECT_EQ(ranked_first(), key(candidates[1])) << "after it, the re-timed fastest";
+
+  auto trials = runtime::read_records(options.records_path);
+  auto retimes = runtime::read_records(options.retimes_path);
+  ASSERT_TRUE(trials.ok() && retimes.ok());
+  EXPECT_EQ(trials->records.size(), 4u) << "records.jsonl: one line per trial";
+  ASSERT_EQ(retimes->records.size(), 3u) << "one record per re-timed candidate";
+  EXPECT_EQ(retimes->records[0].source, runtime::kRetimeSource);
+  EXPECT_EQ(retimes->records[0].costs.size(), 12u) << "three repeats in each of four rounds";
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Retime, EachMeasurementReachesTheHookAsItIsMade) {

@@ -105,6 +105,7 @@ TEST(Records, TheNetworkPicksColdTimedRecordsBeforeWarmOnes) {
   cold.target = faster_cold.target = std::string("llvm-cpu") + runtime::kColdConstantsSuffix;
   cold.sketch = "cold";
   faster_cold.sketch = "faster_cold";
+  faster_cold.steps = nlohmann::json::array({{{"step", "split"}, {"factors", {4}}}});  // another schedule
   EXPECT_TRUE(cold.timed_cold());
   EXPECT_FALSE(warm.timed_cold());
   {
@@ -116,6 +117,30 @@ TEST(Records, TheNetworkPicksColdTimedRecordsBeforeWarmOnes) {
   ASSERT_TRUE(bests.ok()) << bests.error().message;
   ASSERT_EQ(bests->by_workload.size(), 1u);
   EXPECT_EQ(bests->by_workload.begin()->second.sketch, "faster_cold");  // cold first, then fastest
+  std::filesystem::remove(path);
+}
+
+// Bug caught: a schedule timed again (re-timed at a run's end) kept the lowest of its records,
+// so the luckiest first timing still won the network its place.
+TEST(Records, ASchedulesTimingsAreRankedTogether) {
+  const std::string path = temp_path("timed_twice.jsonl");
+  std::filesystem::remove(path);
+  MeasureRecord lucky = sample(1e-3), again = sample(3e-3), steady = sample(2e-3);
+  again.source = runtime::kRetimeSource;  // the same schedule as `lucky`, timed four times more
+  again.costs = {3e-3, 3e-3, 3e-3, 3e-3};
+  steady.sketch = "steady";
+  steady.steps = nlohmann::json::array({{{"step", "split"}, {"factors", {8}}}});
+  {
+    auto writer = runtime::RecordWriter::open(path);
+    ASSERT_TRUE(writer.ok()) << writer.error().message;
+    for (const MeasureRecord& r : {lucky, steady, again}) ASSERT_TRUE(writer->append(r).ok());
+  }
+  auto bests = runtime::load_record_bests(path);
+  ASSERT_TRUE(bests.ok()) << bests.error().message;
+  ASSERT_EQ(bests->by_workload.size(), 1u);
+  const MeasureRecord& best = bests->by_workload.begin()->second;
+  EXPECT_EQ(best.sketch, "steady") << "the median of lucky's seven timings is 3 ms, over steady's 2 ms";
+  EXPECT_EQ(bests->records_read, 3);
   std::filesystem::remove(path);
 }
 
