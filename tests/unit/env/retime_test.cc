@@ -48,22 +48,32 @@ class ScriptedMeasurer : public runtime::Measurer {
   bool fluked_ = false;
 };
 
+std::string steps_key(const TuningTask& task, const Candidate& c) {
+  return schedule::steps_to_json(task.sketch(c).steps(c.knobs)).dump();
+}
+
+// Four distinct candidates of `task`, measured: `measurer` times them 1.2, 0.5, 0.6 and 2.0 s,
+// except the first one's first timing, a 0.3 s fluke.
+std::vector<Candidate> measure_four_with_a_fluke(TuningTask& task, ScriptedMeasurer& measurer) {
+  std::mt19937_64 rng(3);
+  std::vector<Candidate> candidates;
+  while (candidates.size() < 4) {
+    Candidate c = task.sample(rng);
+    if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) candidates.push_back(c);
+  }
+  const double seconds[] = {1.2, 0.5, 0.6, 2.0};
+  for (size_t i = 0; i < 4; ++i) measurer.seconds[steps_key(task, candidates[i])] = seconds[i];
+  measurer.lucky = steps_key(task, candidates[0]);
+  task.measure(candidates);
+  return candidates;
+}
+
 TEST(Retime, ALuckySearchMeasurementIsNotReportedAsTheBest) {
   auto measurer = std::make_shared<ScriptedMeasurer>();
   TaskOptions options;
   options.measurer = measurer;
   auto task = TuningTask::create(*schedule::matmul(64, 48, 32), options).value();
-  std::mt19937_64 rng(3);
-  std::vector<Candidate> candidates;
-  while (candidates.size() < 4) {
-    Candidate c = task->sample(rng);
-    if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) candidates.push_back(c);
-  }
-  auto key = [&](const Candidate& c) { return schedule::steps_to_json(task->sketch(c).steps(c.knobs)).dump(); };
-  measurer->seconds = {{key(candidates[0]), 1.2}, {key(candidates[1]), 0.5},
-                       {key(candidates[2]), 0.6}, {key(candidates[3]), 2.0}};
-  measurer->lucky = key(candidates[0]);
-  task->measure(candidates);
+  const std::vector<Candidate> candidates = measure_four_with_a_fluke(*task, *measurer);
   ASSERT_TRUE(task->best());
   ASSERT_EQ(task->best()->candidate, candidates[0]) << "the search saw the fluke as fastest";
 
@@ -94,17 +104,8 @@ TEST(Retime, TheRunsRecordsRankTheRetimedWinnerFirst) {
   options.retimes_path = (dir / "retimed.jsonl").string();
   const schedule::ComputeDAG dag = *schedule::matmul(64, 48, 32);
   auto task = TuningTask::create(dag, options).value();
-  std::mt19937_64 rng(3);
-  std::vector<Candidate> candidates;
-  while (candidates.size() < 4) {
-    Candidate c = task->sample(rng);
-    if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) candidates.push_back(c);
-  }
-  auto key = [&](const Candidate& c) { return schedule::steps_to_json(task->sketch(c).steps(c.knobs)).dump(); };
-  measurer->seconds = {{key(candidates[0]), 1.2}, {key(candidates[1]), 0.5},
-                       {key(candidates[2]), 0.6}, {key(candidates[3]), 2.0}};
-  measurer->lucky = key(candidates[0]);
-  task->measure(candidates);
+  const std::vector<Candidate> candidates = measure_four_with_a_fluke(*task, *measurer);
+  auto key = [&](const Candidate& c) { return steps_key(*task, c); };
   auto ranked_first = [&] {
     auto bests = runtime::load_record_bests(dir.string());
     EXPECT_TRUE(bests.ok()) << bests.error().message;

@@ -96,6 +96,18 @@ TEST(Records, ReaderSkipsBadLinesWithTheirLineNumbers) {
   std::filesystem::remove(path);
 }
 
+// `records` written to `path`, then ranked as the network executor ranks them.
+Result<runtime::RecordBests> written_and_ranked(const std::string& path, std::initializer_list<MeasureRecord> records) {
+  {
+    auto writer = runtime::RecordWriter::open(path);
+    if (!writer) return writer.error();
+    for (const MeasureRecord& r : records) {
+      if (auto appended = writer->append(r); !appended) return appended.error();
+    }
+  }
+  return runtime::load_record_bests(path);
+}
+
 // Bug caught: the executor (and tessera best) took a workload's fastest record whatever its
 // timing, so a warm record from an earlier run outranked every cold one of a network run.
 TEST(Records, TheNetworkPicksColdTimedRecordsBeforeWarmOnes) {
@@ -108,12 +120,7 @@ TEST(Records, TheNetworkPicksColdTimedRecordsBeforeWarmOnes) {
   faster_cold.steps = nlohmann::json::array({{{"step", "split"}, {"factors", {4}}}});  // another schedule
   EXPECT_TRUE(cold.timed_cold());
   EXPECT_FALSE(warm.timed_cold());
-  {
-    auto writer = runtime::RecordWriter::open(path);
-    ASSERT_TRUE(writer.ok()) << writer.error().message;
-    for (const MeasureRecord& r : {warm, cold, faster_cold}) ASSERT_TRUE(writer->append(r).ok());
-  }
-  auto bests = runtime::load_record_bests(path);
+  auto bests = written_and_ranked(path, {warm, cold, faster_cold});
   ASSERT_TRUE(bests.ok()) << bests.error().message;
   ASSERT_EQ(bests->by_workload.size(), 1u);
   EXPECT_EQ(bests->by_workload.begin()->second.sketch, "faster_cold");  // cold first, then fastest
@@ -130,12 +137,7 @@ TEST(Records, ASchedulesTimingsAreRankedTogether) {
   again.costs = {3e-3, 3e-3, 3e-3, 3e-3};
   steady.sketch = "steady";
   steady.steps = nlohmann::json::array({{{"step", "split"}, {"factors", {8}}}});
-  {
-    auto writer = runtime::RecordWriter::open(path);
-    ASSERT_TRUE(writer.ok()) << writer.error().message;
-    for (const MeasureRecord& r : {lucky, steady, again}) ASSERT_TRUE(writer->append(r).ok());
-  }
-  auto bests = runtime::load_record_bests(path);
+  auto bests = written_and_ranked(path, {lucky, steady, again});
   ASSERT_TRUE(bests.ok()) << bests.error().message;
   ASSERT_EQ(bests->by_workload.size(), 1u);
   const MeasureRecord& best = bests->by_workload.begin()->second;
