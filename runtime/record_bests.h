@@ -1,14 +1,14 @@
 // The best recorded schedule of each workload measured on this machine: what the network
 // executor compiles for a task that was tuned.
 //
-// Records come from a records.jsonl file or a directory (every *.jsonl file under it, e.g. a
-// run directory with its records.jsonl and retimed.jsonl, or a folder of runs; a network run's
-// round log, rounds.jsonl, is not records and is skipped). Only correct measurements (no error class) whose
-// hardware fingerprint is this machine's count. A schedule timed more than once (re-timed at a
-// run's end: env::TuningTask::retime, or measured by several runs) is one record whose costs
-// are all of its timings, so its median is not the luckiest of them. Of those, the one with
-// the lowest median cost per workload key wins, among records timed with cold constants if the
-// workload has any (ranks_before). Corrupt lines are skipped and reported as warnings, not
+// Records come from a records.jsonl file or a directory: every *.jsonl file under it, e.g. a
+// run directory with its records.jsonl and retimed.jsonl, or a folder of runs (a network run's
+// round log, rounds.jsonl, is not records and is skipped). Only correct measurements (no error
+// class) whose hardware fingerprint is this machine's count. A schedule timed more than once
+// (re-timed at a run's end by env::TuningTask::retime, or measured by several runs) is one
+// record holding all its timings, so its median is not the luckiest of them. Of those, the one
+// with the lowest median cost per workload key wins, among records timed with cold constants if
+// the workload has any (ranks_before). Corrupt lines are skipped and reported as warnings, not
 // errors.
 #pragma once
 
