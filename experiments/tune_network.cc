@@ -322,7 +322,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     if (!task.best()) continue;
     double seconds = task.best()->seconds();
     if (config.retime_top > 0) {
-      auto retimed = task.retime(std::min(config.retime_top, 3), config.retime_rounds);
+      auto retimed = task.retime(config.retime_top, config.retime_rounds);
       if (!retimed.empty() && retimed[0].ok()) seconds = retimed[0].seconds();
     }
     best_ms[t] = seconds * 1e3;
