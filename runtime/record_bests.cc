@@ -25,7 +25,10 @@ Result<RecordBests> load_record_bests(const std::string& path) {
     return make_error(path + ": no such records file or directory");
   }
   const std::string here = host_fingerprint().id();
-  // workload key -> (timing class and steps -> the schedule's record, all its costs)
+  // workload key -> (timing class and steps -> the schedule's record, all its costs). The key
+  // holds the steps as text; each record's parsed steps are dropped until it wins, since a
+  // folder of runs holds thousands of schedules.
+  constexpr size_t kClassPrefix = 5;  // "cold " or "warm "
   std::map<std::string, std::map<std::string, MeasureRecord>> schedules;
   for (const std::string& file : bests.files) {
     auto read = read_records(file);
@@ -40,15 +43,22 @@ Result<RecordBests> load_record_bests(const std::string& path) {
       }
       const std::string key = (r.timed_cold() ? "cold " : "warm ") + r.steps.dump();
       auto [it, fresh] = schedules[r.workload_key].try_emplace(key);
-      if (fresh) it->second = std::move(r);
-      else it->second.costs.insert(it->second.costs.end(), r.costs.begin(), r.costs.end());
+      if (fresh) {
+        it->second = std::move(r);
+        it->second.steps = nullptr;
+      } else it->second.costs.insert(it->second.costs.end(), r.costs.begin(), r.costs.end());
     }
   }
   for (auto& [workload, of_workload] : schedules) {
+    const std::string* best_key = nullptr;
     for (auto& [key, r] : of_workload) {
       auto found = bests.by_workload.find(workload);
-      if (found == bests.by_workload.end() || ranks_before(r, found->second)) bests.by_workload[workload] = std::move(r);
+      if (found == bests.by_workload.end() || ranks_before(r, found->second)) {
+        bests.by_workload[workload] = std::move(r);
+        best_key = &key;
+      }
     }
+    if (best_key) bests.by_workload[workload].steps = nlohmann::json::parse(best_key->substr(kClassPrefix));
   }
   return bests;
 }
