@@ -59,14 +59,7 @@ std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candi
     if (m.ok() && (!best_ || m.seconds() < best_->seconds())) best_ = m;
     credit_.add(c.source, m.ok(), m.seconds());
     if (records_) {
-      const schedule::Sketch& s = sketch(c);
-      auto steps = schedule::steps_to_json(s.steps(c.knobs));
-      auto record = runtime::make_record(dag_.workload_key(), dag_.summary(), s.id, steps,
-                                         m.result, s.knobs.to_json(c.knobs));
-      record.target = record_target();
-      record.source = c.source;
-      record.hardware.gpu = options_.gpu_fingerprint;
-      if (auto r = records_->append(record); !r) warnings_.push_back(r.error().message);
+      if (auto r = records_->append(record_of(c, m.result)); !r) warnings_.push_back(r.error().message);
     }
     const Measurement& kept = seen_.emplace(c, std::move(m)).first->second;
     if (options_.on_measured) options_.on_measured(kept);
@@ -110,6 +103,16 @@ std::optional<Candidate> TuningTask::candidate_of(const runtime::MeasureRecord& 
     return Candidate{static_cast<int>(s), *knobs};
   }
   return std::nullopt;
+}
+
+runtime::MeasureRecord TuningTask::record_of(const Candidate& c, const runtime::MeasureResult& result) const {
+  const schedule::Sketch& s = sketch(c);
+  auto record = runtime::make_record(dag_.workload_key(), dag_.summary(), s.id, schedule::steps_to_json(s.steps(c.knobs)),
+                                     result, s.knobs.to_json(c.knobs));
+  record.target = record_target();
+  record.source = c.source;
+  record.hardware.gpu = options_.gpu_fingerprint;
+  return record;
 }
 
 std::string TuningTask::record_target() const {
@@ -176,17 +179,13 @@ std::vector<Retimed> TuningTask::retime(int top, int rounds) {
     else warnings_.push_back(writer.error().message);
   }
   if (retimes_) {
-    for (size_t i = 0; i < out.size(); ++i) {
-      if (!out[i].ok()) continue;
-      const schedule::Sketch& s = sketch(out[i].candidate);
+    for (const Retimed& r : out) {
+      if (!r.ok()) continue;
       runtime::MeasureResult result;
-      result.costs = out[i].costs;
-      auto record = runtime::make_record(dag_.workload_key(), dag_.summary(), s.id, schedule::steps_to_json(schedules[i]),
-                                         result, s.knobs.to_json(out[i].candidate.knobs));
-      record.target = record_target();
+      result.costs = r.costs;
+      runtime::MeasureRecord record = record_of(r.candidate, result);
       record.source = runtime::kRetimeSource;
-      record.hardware.gpu = options_.gpu_fingerprint;
-      if (auto r = retimes_->append(record); !r) warnings_.push_back(r.error().message);
+      if (auto appended = retimes_->append(record); !appended) warnings_.push_back(appended.error().message);
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const Retimed& a, const Retimed& b) {

@@ -139,6 +139,8 @@ class TuningTask {
 
  private:
   TuningTask(schedule::ComputeDAG dag, TaskOptions options);
+  // The record of `c` measured as `result`: this task's workload, target and machine.
+  runtime::MeasureRecord record_of(const Candidate& c, const runtime::MeasureResult& result) const;
 
   schedule::ComputeDAG dag_;
   TaskOptions options_;

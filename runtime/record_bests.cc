@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 
 namespace tessera::runtime {
 
@@ -46,19 +47,18 @@ Result<RecordBests> load_record_bests(const std::string& path) {
       if (fresh) {
         it->second = std::move(r);
         it->second.steps = nullptr;
-      } else it->second.costs.insert(it->second.costs.end(), r.costs.begin(), r.costs.end());
-    }
-  }
-  for (auto& [workload, of_workload] : schedules) {
-    const std::string* best_key = nullptr;
-    for (auto& [key, r] : of_workload) {
-      auto found = bests.by_workload.find(workload);
-      if (found == bests.by_workload.end() || ranks_before(r, found->second)) {
-        bests.by_workload[workload] = std::move(r);
-        best_key = &key;
+      } else {
+        it->second.costs.insert(it->second.costs.end(), r.costs.begin(), r.costs.end());
       }
     }
-    if (best_key) bests.by_workload[workload].steps = nlohmann::json::parse(best_key->substr(kClassPrefix));
+  }
+  for (auto& [workload, of_workload] : schedules) {  // each holds one schedule or more
+    auto best = of_workload.begin();
+    for (auto it = std::next(best); it != of_workload.end(); ++it) {
+      if (ranks_before(it->second, best->second)) best = it;
+    }
+    MeasureRecord& chosen = bests.by_workload[workload] = std::move(best->second);
+    chosen.steps = nlohmann::json::parse(best->first.substr(kClassPrefix));
   }
   return bests;
 }
