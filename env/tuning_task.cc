@@ -77,6 +77,7 @@ std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candi
     lost.message = "the measurer returned no result";
     keep(c, lost);
   }
+  confirm_best();
   std::vector<Measurement> out;
   for (const Candidate& c : candidates) out.push_back(seen_.at(c));
   return out;
@@ -132,13 +133,59 @@ int TuningTask::restore(const std::vector<runtime::MeasureRecord>& records) {
     result.compile_seconds = r.compile_seconds;
     c->source = r.source;
     Measurement m{*c, result};
-    if (m.ok() && (!best_ || m.seconds() < best_->seconds())) best_ = m;
     credit_.add(r.source, m.ok(), m.seconds());
     seen_.emplace(*c, std::move(m));
     ++trials_;
     ++restored;
   }
+  // Re-timings after all trials, wherever they stand in `records`: each needs its trial.
+  for (const runtime::MeasureRecord& r : records) {
+    if (r.target != record_target() || r.source != runtime::kRetimeSource) continue;
+    auto c = candidate_of(r);
+    auto known = c ? seen_.find(*c) : seen_.end();
+    if (known == seen_.end() || !known->second.ok()) continue;
+    known->second.result.costs.insert(known->second.result.costs.end(), r.costs.begin(), r.costs.end());
+    retimed_.insert(*c);
+  }
+  choose_best();
   return restored;
+}
+
+void TuningTask::choose_best() {
+  best_.reset();
+  for (const auto& [c, m] : seen_) {
+    if (m.ok() && (!best_ || m.seconds() < best_->seconds())) best_ = m;
+  }
+}
+
+namespace {
+
+// At most this many bests are confirmed in a row: when re-timing shows the new best slower than
+// a rival never re-timed, that rival is the best, unconfirmed, and is timed again in turn.
+constexpr int kConfirmPasses = 3;
+
+bool faster(const Measurement* a, const Measurement* b) { return a->seconds() < b->seconds(); }
+
+}  // namespace
+
+void TuningTask::confirm_best() {
+  if (options_.confirm_rounds <= 0 || !options_.measurable) return;
+  for (int pass = 0; pass < kConfirmPasses && best_ && !retimed_.count(best_->candidate); ++pass) {
+    const Measurement* best = &seen_.at(best_->candidate);
+    const double within = best->seconds() * (1.0 + options_.confirm_within);
+    std::vector<const Measurement*> rivals;
+    for (const auto& [c, m] : seen_) {
+      if (&m != best && m.ok() && m.seconds() <= within) rivals.push_back(&m);
+    }
+    if (rivals.empty()) return;  // a lead past the noise is not luck
+    std::sort(rivals.begin(), rivals.end(), faster);
+    rivals.resize(std::min(rivals.size(), static_cast<size_t>(std::max(options_.confirm_rivals, 1))));
+    rivals.insert(rivals.begin(), best);
+    const Candidate before = best->candidate;
+    ++confirmations_;
+    time_again(rivals, options_.confirm_rounds);
+    if (!best_ || !(best_->candidate == before)) ++overturned_;
+  }
 }
 
 double Retimed::seconds() const { return runtime::median(costs); }
@@ -148,12 +195,15 @@ std::vector<Retimed> TuningTask::retime(int top, int rounds) {
   for (const auto& [c, m] : seen_) {
     if (m.ok()) fastest.push_back(&m);
   }
-  std::sort(fastest.begin(), fastest.end(),
-            [](const Measurement* a, const Measurement* b) { return a->seconds() < b->seconds(); });
+  std::sort(fastest.begin(), fastest.end(), faster);
   fastest.resize(std::min(fastest.size(), static_cast<size_t>(std::max(top, 0))));
+  return time_again(fastest, rounds);
+}
+
+std::vector<Retimed> TuningTask::time_again(const std::vector<const Measurement*>& chosen, int rounds) {
   std::vector<Retimed> out;
   std::vector<std::vector<schedule::Step>> schedules;
-  for (const Measurement* m : fastest) {
+  for (const Measurement* m : chosen) {
     out.push_back({m->candidate, m->seconds(), {}, runtime::MeasureError::kNone, ""});
     schedules.push_back(sketch(m->candidate).steps(m->candidate.knobs));
   }
@@ -178,16 +228,23 @@ std::vector<Retimed> TuningTask::retime(int top, int rounds) {
     if (writer) retimes_.emplace(std::move(*writer));
     else warnings_.push_back(writer.error().message);
   }
-  if (retimes_) {
-    for (const Retimed& r : out) {
-      if (!r.ok()) continue;
-      runtime::MeasureResult result;
-      result.costs = r.costs;
-      runtime::MeasureRecord record = record_of(r.candidate, result);
-      record.source = runtime::kRetimeSource;
-      if (auto appended = retimes_->append(record); !appended) warnings_.push_back(appended.error().message);
+  for (const Retimed& r : out) {
+    Measurement& m = seen_.at(r.candidate);
+    retimed_.insert(r.candidate);
+    if (!r.ok()) {  // a kernel that fails when run again is no candidate
+      m.result.error = r.error;
+      m.result.message = "when timed again: " + r.message;
+      continue;
     }
+    m.result.costs.insert(m.result.costs.end(), r.costs.begin(), r.costs.end());
+    if (!retimes_) continue;
+    runtime::MeasureResult result;
+    result.costs = r.costs;
+    runtime::MeasureRecord record = record_of(r.candidate, result);
+    record.source = runtime::kRetimeSource;
+    if (auto appended = retimes_->append(record); !appended) warnings_.push_back(appended.error().message);
   }
+  choose_best();
   std::stable_sort(out.begin(), out.end(), [](const Retimed& a, const Retimed& b) {
     if (a.ok() != b.ok()) return a.ok();
     return a.ok() && a.seconds() < b.seconds();

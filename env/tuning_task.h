@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,15 @@ struct TaskOptions {
   bool gpu = false;
   std::string target = "llvm-cpu";
   std::string gpu_fingerprint;
+  // A new best within `confirm_within` of its nearest rival is no proof of a faster kernel: the
+  // fastest of many near-equal single timings is the luckiest one (the winner's curse). Before
+  // such a best stands, it and its `confirm_rivals` nearest rivals are timed again side by side,
+  // `confirm_rounds` rounds, and each keeps the median of all its timings (0 rounds: off). The
+  // best every caller sees (the allocator's estimate, its reward, the agents) is then a kernel's
+  // time, not its luck; the timings join retimed.jsonl, which the executor ranks by.
+  int confirm_rounds = 0;
+  double confirm_within = 0.05;
+  int confirm_rivals = 2;
   // Called after each new measurement has been recorded (e.g. to log the time spent with it).
   std::function<void(const Measurement&)> on_measured;
 };
@@ -99,8 +109,9 @@ class TuningTask {
 
   // Takes back earlier measurements of this task (matching workload key, known sketch, valid
   // knobs and the steps those knobs emit now) without measuring or recording them again: the
-  // unit of resume. Returns how many were restored; records of other tasks, or of another
-  // target or timing, are ignored.
+  // unit of resume. Returns how many trials were restored; records of other tasks, or of another
+  // target or timing, are ignored. Re-timings (source runtime::kRetimeSource, in any order among
+  // them) join their trial's timings, as they did when they were made.
   int restore(const std::vector<runtime::MeasureRecord>& records);
   // The target this task's records name (TaskOptions::target, and the timing when cold).
   std::string record_target() const;
@@ -113,7 +124,8 @@ class TuningTask {
   std::optional<Candidate> candidate_of(const runtime::MeasureRecord& record) const;
 
   bool measured(const Candidate& c) const { return seen_.count(c) != 0; }
-  // Every measurement so far (restored ones included), by candidate.
+  // Every measurement so far (restored ones included), by candidate; a re-timed one holds all
+  // its timings.
   const std::map<Candidate, Measurement>& measurements() const { return seen_; }
   int trials() const { return trials_; }
   const std::optional<Measurement>& best() const { return best_; }
@@ -129,7 +141,12 @@ class TuningTask {
   // a schedule by all its timings (runtime/record_bests.h), so given the run directory it runs
   // the re-timed winner, not the luckiest first timing. records.jsonl stays one line per trial
   // for resume, proxy training and the replay simulator.
+  // Their timings also join the candidates' measurements, and the best is chosen again.
   std::vector<Retimed> retime(int top, int rounds);
+  // How many times a new best was confirmed (TaskOptions::confirm_rounds), and how many of those
+  // found that it was not the fastest after all.
+  int confirmations() const { return confirmations_; }
+  int overturned() const { return overturned_; }
   // Warnings from writing records (the run goes on without them).
   const std::vector<std::string>& warnings() const { return warnings_; }
   // Seconds its measurer spent building and running (runtime::Measurer::phase_seconds).
@@ -141,6 +158,14 @@ class TuningTask {
   TuningTask(schedule::ComputeDAG dag, TaskOptions options);
   // The record of `c` measured as `result`: this task's workload, target and machine.
   runtime::MeasureRecord record_of(const Candidate& c, const runtime::MeasureResult& result) const;
+  // Times `candidates` (measured, correct) again, `rounds` rounds in turn, records the timings in
+  // retimed.jsonl, adds them to each one's measurement and chooses the best again.
+  std::vector<Retimed> time_again(const std::vector<const Measurement*>& candidates, int rounds);
+  // TaskOptions::confirm_rounds: re-times an unconfirmed best beside its near rivals.
+  void confirm_best();
+  // The fastest correct measurement (best_), chosen again after timings were added.
+  void choose_best();
+
 
   schedule::ComputeDAG dag_;
   TaskOptions options_;
@@ -149,6 +174,8 @@ class TuningTask {
   std::optional<runtime::RecordWriter> retimes_;  // opened by the first `retime`
   std::map<Candidate, Measurement> seen_;
   std::optional<Measurement> best_;
+  std::set<Candidate> retimed_;  // candidates timed again (a confirmed best is among them)
+  int confirmations_ = 0, overturned_ = 0;
   runtime::CreditBySource credit_;
   int trials_ = 0;
   std::vector<std::string> warnings_;

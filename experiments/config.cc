@@ -390,7 +390,8 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
   if (!c.network.empty() && c.target_kind != "cuda") c.measure.cold_constants = true;
   if (const YAML::Node m = root["measure"]) {
     if (auto ok = r.only_keys(m, "measure", {"warmup", "warmup_ms", "number", "repeat", "min_repeat_ms", "flush_cache",
-                                             "cold_constants", "compile_timeout_s", "run_timeout_s", "retime_top", "retime_rounds", "give_up_ratio"});
+                                             "cold_constants", "compile_timeout_s", "run_timeout_s", "retime_top", "retime_rounds", "confirm_rounds", "confirm_within",
+                                             "give_up_ratio"});
         !ok) {
       return ok.error();
     }
@@ -399,6 +400,8 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     if (m["warmup_ms"]) TRY_ASSIGN(o.min_warmup_ms, r.number(m["warmup_ms"], "measure.warmup_ms", 0));
     if (m["retime_top"]) TRY_ASSIGN(c.retime_top, r.integer(m["retime_top"], "measure.retime_top", 0));
     if (m["retime_rounds"]) TRY_ASSIGN(c.retime_rounds, r.integer(m["retime_rounds"], "measure.retime_rounds", 1));
+    if (m["confirm_rounds"]) TRY_ASSIGN(c.confirm_rounds, r.integer(m["confirm_rounds"], "measure.confirm_rounds", 0));
+    if (m["confirm_within"]) TRY_ASSIGN(c.confirm_within, r.number(m["confirm_within"], "measure.confirm_within", 0));
     if (m["number"]) TRY_ASSIGN(o.number, r.integer(m["number"], "measure.number", 1));
     if (m["repeat"]) TRY_ASSIGN(o.repeat, r.integer(m["repeat"], "measure.repeat", 1));
     if (m["min_repeat_ms"]) TRY_ASSIGN(o.min_repeat_ms, r.number(m["min_repeat_ms"], "measure.min_repeat_ms", 0));
@@ -465,7 +468,8 @@ nlohmann::json resolved_config(const TuneConfig& c) {
            {{"warmup", o.warmup}, {"warmup_ms", o.min_warmup_ms}, {"number", o.number},
             {"repeat", o.repeat}, {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
             {"cold_constants", o.cold_constants}, {"compile_timeout_s", o.compile_timeout_s}, {"run_timeout_s", o.run_timeout_s}, {"give_up_ratio", o.give_up_ratio},
-            {"retime_top", c.retime_top}, {"retime_rounds", c.retime_rounds}}}};
+            {"retime_top", c.retime_top}, {"retime_rounds", c.retime_rounds},
+            {"confirm_rounds", c.confirm_rounds}, {"confirm_within", c.confirm_within}}}};
   if (!c.plugins.empty()) out["plugins"] = c.plugins;
   out["mpi"] = {{"assume_identical_hardware", c.mpi_assume_identical_hardware}, {"hang_timeout_s", c.mpi_hang_timeout_s}};
   if (!c.network.empty()) {

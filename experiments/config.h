@@ -89,6 +89,10 @@ struct TuneConfig {
   // are measured again side by side, `retime_rounds` times in turn, in one worker (0: off).
   int retime_top = 5;
   int retime_rounds = 5;
+  // A new best within `confirm_within` of a rival is timed again beside its two nearest rivals,
+  // `confirm_rounds` rounds, before it stands (env::TaskOptions::confirm_rounds; 0: off).
+  int confirm_rounds = 2;
+  double confirm_within = 0.05;
   // An MPI job (`mpirun -np N tessera tune ...`, mpi/): ranks whose hardware differs from rank
   // 0's are refused unless `assume_identical_hardware`; a rank silent this long while it holds
   // work is lost and its candidates go to others (0: compile + 2 x run timeout + 30 s).

@@ -88,15 +88,20 @@ void print_result(const std::string& name, const nlohmann::json& entry) {
 
 }  // namespace
 
-Result<std::vector<runtime::MeasureRecord>> read_resumable_records(const std::string& path,
+Result<std::vector<runtime::MeasureRecord>> read_resumable_records(const std::string& run_dir,
                                                                    std::vector<std::string>* warnings,
                                                                    const runtime::HardwareFingerprint* measured_on) {
-  if (!fs::exists(path)) return std::vector<runtime::MeasureRecord>{};
-  auto file = runtime::read_records(path);
-  if (!file) return file.error();
-  if (auto here = runtime::check_measured_here(file->records, path, measured_on); !here) return here.error();
-  *warnings = std::move(file->warnings);
-  return std::move(file->records);
+  std::vector<runtime::MeasureRecord> records;
+  for (const char* name : {"records.jsonl", "retimed.jsonl"}) {
+    const std::string path = (fs::path(run_dir) / name).string();
+    if (!fs::exists(path)) continue;
+    auto file = runtime::read_records(path);
+    if (!file) return file.error();
+    if (auto here = runtime::check_measured_here(file->records, path, measured_on); !here) return here.error();
+    warnings->insert(warnings->end(), file->warnings.begin(), file->warnings.end());
+    records.insert(records.end(), std::make_move_iterator(file->records.begin()), std::make_move_iterator(file->records.end()));
+  }
+  return records;
 }
 
 int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measurer) {
@@ -134,7 +139,7 @@ int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measur
   // Earlier records are read and checked before anything is written: a run directory that
   // cannot be resumed here is left exactly as it was.
   std::vector<std::string> record_warnings;
-  auto resumable = read_resumable_records(records_path, &record_warnings, gpu_fingerprint ? &*gpu_fingerprint : nullptr);
+  auto resumable = read_resumable_records(config.run_dir, &record_warnings, gpu_fingerprint ? &*gpu_fingerprint : nullptr);
   if (!resumable) {
     std::fprintf(stderr, "tessera tune: %s\n", resumable.error().message.c_str());
     return 1;
@@ -181,6 +186,8 @@ int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measur
     options.build.timeout_s = config.measure.compile_timeout_s;
     options.records_path = records_path;
     options.retimes_path = (dir / "retimed.jsonl").string();
+    options.confirm_rounds = config.confirm_rounds;
+    options.confirm_within = config.confirm_within;
     options.seed = config.seed;
     options.measurer = measurer;
     if (gpu) {

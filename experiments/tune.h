@@ -24,12 +24,13 @@ namespace tessera::experiments {
 // `measurer` set: every task measures through it (an MPI job's ranks, mpi/); unset: this machine.
 int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measurer = nullptr);
 
-// The records of a run directory to resume from (none when the file is missing), refused
-// when any was measured on another machine (runtime::check_measured_here); bad lines become
-// `warnings`. Reads only: a refused run directory is left as it was. `measured_on`: the
-// fingerprint this run measures with (a GPU run's); null: this host's CPU.
+// The records of a run directory to resume from: its trials (records.jsonl), then its
+// re-timings (retimed.jsonl), none where a file is missing; refused when any was measured on
+// another machine (runtime::check_measured_here); bad lines become `warnings`. Reads only: a
+// refused run directory is left as it was. `measured_on`: the fingerprint this run measures
+// with (a GPU run's); null: this host's CPU.
 Result<std::vector<runtime::MeasureRecord>> read_resumable_records(
-    const std::string& path, std::vector<std::string>* warnings,
+    const std::string& run_dir, std::vector<std::string>* warnings,
     const runtime::HardwareFingerprint* measured_on = nullptr);
 
 }  // namespace tessera::experiments

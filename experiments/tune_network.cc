@@ -79,7 +79,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   const std::string records_path = (dir / "records.jsonl").string(), curve_path = (dir / "curve.csv").string(),
                     rounds_path = (dir / "rounds.jsonl").string();
   std::vector<std::string> record_warnings;
-  auto earlier = read_resumable_records(records_path, &record_warnings);
+  auto earlier = read_resumable_records(config.run_dir, &record_warnings);
   if (!earlier) return std::fprintf(stderr, "tessera tune: %s\n", earlier.error().message.c_str()), 1;
   auto allocator = agents::make_allocator(config.allocator, config.seed);
   if (!allocator) return std::fprintf(stderr, "tessera tune: %s\n", allocator.error().message.c_str()), 1;
@@ -114,6 +114,8 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
         options.build.timeout_s = config.measure.compile_timeout_s;
         options.records_path = records_path;
         options.retimes_path = (dir / "retimed.jsonl").string();
+        options.confirm_rounds = config.confirm_rounds;
+        options.confirm_within = config.confirm_within;
         options.seed = config.seed;
         options.measurer = measurer;
         created[t] = env::TuningTask::create(fused->tasks[t].dag, options);
@@ -338,6 +340,9 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
                             {"workload_key", f.dag.workload_key()}, {"flops", f.dag.flop_count()}};
     if (std::isfinite(best_ms[t])) entry["best_ms"] = best_ms[t], entry["best_gflops"] = gflops;
     entry["sources"] = slots[t].tuning->credit().to_json();  // default, transfer, the agent's sources
+    // New bests timed again before they stood, and how many of them lost to a rival there.
+    entry["confirmed"] = slots[t].tuning->confirmations();
+    entry["overturned"] = slots[t].tuning->overturned();
     summary["tasks"].push_back(entry);
   }
   summary["estimated_ms"] = estimate * 1e3;

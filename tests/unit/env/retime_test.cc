@@ -1,6 +1,7 @@
-// TuningTask::retime: the fastest candidates measured again side by side, so a candidate whose
-// one search measurement was lucky is not reported as the best, nor run by the network; and
-// each measurement reaches the records hook the moment it exists (what lets a killed run keep it).
+// TuningTask::retime and confirmation: the fastest candidates measured again side by side, so a
+// candidate whose one search measurement was lucky is not reported as the best, nor run by the
+// network, nor taken by the search as its best; and each measurement reaches the records hook
+// the moment it exists (what lets a killed run keep it).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,6 +26,7 @@ class ScriptedMeasurer : public runtime::Measurer {
  public:
   std::map<std::string, double> seconds;
   std::string lucky;
+  double lucky_seconds = 0.3;  // its one lucky median
   int calls = 0;
   std::vector<runtime::MeasureResult> measure(const schedule::ComputeDAG&,
                                               const std::vector<std::vector<schedule::Step>>& schedules) override {
@@ -35,7 +37,7 @@ class ScriptedMeasurer : public runtime::Measurer {
       runtime::MeasureResult r;
       double s = seconds.count(key) ? seconds[key] : 1.0;
       if (key == lucky && !fluked_) {
-        s = 0.3;  // one lucky median, far under its true cost
+        s = lucky_seconds;
         fluked_ = true;
       }
       r.costs = {s, s, s};
@@ -87,6 +89,7 @@ TEST(Retime, ALuckySearchMeasurementIsNotReportedAsTheBest) {
   EXPECT_DOUBLE_EQ(retimed[2].search_seconds, 0.3) << "the in-search figure is kept beside";
   EXPECT_DOUBLE_EQ(retimed[2].seconds(), 1.2);
   EXPECT_EQ(task->trials(), 4) << "re-timing is not a trial";
+  EXPECT_EQ(task->best()->candidate, candidates[1]) << "the re-timings join the measurements the search sees";
 }
 
 // Bugs caught: re-timing that wrote nothing (the executor, ranking by records, ran the fluke);
@@ -125,6 +128,89 @@ TEST(Retime, TheRunsRecordsRankTheRetimedWinnerFirst) {
   ASSERT_EQ(retimes->records.size(), 3u) << "one record per re-timed candidate";
   EXPECT_EQ(retimes->records[0].source, runtime::kRetimeSource);
   EXPECT_EQ(retimes->records[0].costs.size(), 12u) << "three repeats in each of four rounds";
+  std::filesystem::remove_all(dir);
+}
+
+// Two candidates, 0.50 s and 0.52 s, measured one after the other; the second one's first timing
+// is a 0.49 s fluke, within confirm_within of the first.
+std::vector<Candidate> measure_a_near_fluke(TuningTask& task, ScriptedMeasurer& measurer) {
+  std::mt19937_64 rng(7);
+  std::vector<Candidate> two;
+  while (two.size() < 2) {
+    Candidate c = task.sample(rng);
+    if (two.empty() || !(c == two[0])) two.push_back(c);
+  }
+  measurer.seconds[steps_key(task, two[0])] = 0.50;
+  measurer.seconds[steps_key(task, two[1])] = 0.52;
+  measurer.lucky = steps_key(task, two[1]);
+  measurer.lucky_seconds = 0.49;
+  task.measure({two[0]});
+  task.measure({two[1]});
+  return two;
+}
+
+TaskOptions confirming(std::shared_ptr<ScriptedMeasurer> measurer) {
+  TaskOptions options;
+  options.measurer = std::move(measurer);
+  options.confirm_rounds = 2;
+  options.confirm_within = 0.05;
+  return options;
+}
+
+// Bug caught: a new best within the noise taken on one timing (the search, the allocator's
+// estimate and the records would all see the fluke as the fastest kernel).
+TEST(Confirm, ANewBestWithinTheNoiseIsTimedAgainBeforeItStands) {
+  auto measurer = std::make_shared<ScriptedMeasurer>();
+  auto task = TuningTask::create(*schedule::matmul(64, 48, 32), confirming(measurer)).value();
+  const std::vector<Candidate> two = measure_a_near_fluke(*task, *measurer);
+  EXPECT_EQ(measurer->calls, 2 + 2 * 2) << "both timed once more in each of two rounds";
+  EXPECT_EQ(task->confirmations(), 1);
+  EXPECT_EQ(task->overturned(), 1);
+  ASSERT_TRUE(task->best());
+  EXPECT_EQ(task->best()->candidate, two[0]) << "the truly faster one is the best";
+  EXPECT_DOUBLE_EQ(task->best()->seconds(), 0.50);
+  const Measurement& fluke = task->measurements().at(two[1]);
+  EXPECT_EQ(fluke.result.costs.size(), 9u) << "its first three timings and six more";
+  EXPECT_DOUBLE_EQ(fluke.seconds(), 0.52) << "the median of all of them";
+  EXPECT_EQ(task->trials(), 2) << "confirming is not a trial";
+}
+
+// Bug caught: confirming every new best (a lead far past the noise is no fluke; timing it again
+// only spends the budget).
+TEST(Confirm, ALeadPastTheNoiseIsNotTimedAgain) {
+  auto measurer = std::make_shared<ScriptedMeasurer>();
+  auto task = TuningTask::create(*schedule::matmul(64, 48, 32), confirming(measurer)).value();
+  const std::vector<Candidate> four = measure_four_with_a_fluke(*task, *measurer);  // 0.3 against 0.5
+  EXPECT_EQ(measurer->calls, 4);
+  EXPECT_EQ(task->confirmations(), 0);
+  EXPECT_EQ(task->best()->candidate, four[0]);
+}
+
+// Bug caught: a resumed run that restores the trials without their re-timings takes the fluke
+// as the best again (and the allocator's estimate with it).
+TEST(Confirm, AResumedTaskKeepsTheConfirmedBest) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tessera_confirm_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto measurer = std::make_shared<ScriptedMeasurer>();
+  TaskOptions options = confirming(measurer);
+  options.records_path = (dir / "records.jsonl").string();
+  options.retimes_path = (dir / "retimed.jsonl").string();
+  const schedule::ComputeDAG dag = *schedule::matmul(64, 48, 32);
+  auto task = TuningTask::create(dag, options).value();
+  const std::vector<Candidate> two = measure_a_near_fluke(*task, *measurer);
+
+  std::vector<runtime::MeasureRecord> earlier;
+  for (const char* name : {"retimed.jsonl", "records.jsonl"}) {  // re-timings first: order must not matter
+    auto file = runtime::read_records((dir / name).string());
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    earlier.insert(earlier.end(), file->records.begin(), file->records.end());
+  }
+  auto resumed = TuningTask::create(dag, confirming(std::make_shared<ScriptedMeasurer>())).value();
+  EXPECT_EQ(resumed->restore(earlier), 2) << "two trials; re-timings are not trials";
+  ASSERT_TRUE(resumed->best());
+  EXPECT_EQ(resumed->best()->candidate, two[0]);
+  EXPECT_EQ(resumed->measurements().at(two[1]).result.costs.size(), 9u);
   std::filesystem::remove_all(dir);
 }
 
