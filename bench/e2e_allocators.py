@@ -5,7 +5,8 @@
 
 Each RUN_DIR is one `tessera tune MODEL.onnx` run (bench/e2e_tune.sh leaves them in
 build/e2e_tune/MODEL_ALLOCATOR). Its records, cut at each mark (the trials its curve.csv counts
-when its tuning clock passed `mark` seconds: what the run knew then), are written to
+when its tuning clock passed `mark` seconds: what the run knew then; a cut that is the whole run
+also takes its retimed.jsonl, what the run's own executor ranks by), are written to
 build/e2e_allocators/ and the network is run with each cut (`tessera run --records CUT --json`)
 in rounds, every round running all cuts one after the other in a rotated order, so that the
 machine's load falls on all of them alike. Each cut's figure is the best of its per-round medians.
@@ -62,10 +63,22 @@ def read_records(run_dir):
         return [line.strip() for line in f if line.strip()]
 
 
-def write_cut(records, count, path):
-    """The first `count` records to `path`."""
+def read_retimes(run_dir):
+    """The run's re-timings (retimed.jsonl: confirmations during the search and the end's re-timing;
+    none for runs from before it existed)."""
+    path = os.path.join(run_dir, "retimed.jsonl")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [line.strip() for line in f if line.strip()]
+
+
+def write_cut(records, count, path, retimes):
+    """The first `count` records to `path`, and the re-timings when the cut is the whole run (they
+    carry no time of their own, so an earlier cut leaves them out)."""
+    whole = count >= len(records)
     with open(path, "w") as f:
-        f.write("".join(line + "\n" for line in records[:count]))
+        f.write("".join(line + "\n" for line in records[:count] + (retimes if whole else [])))
     return min(count, len(records))
 
 
@@ -128,7 +141,7 @@ def main():
     for run_dir in args.run_dirs:
         if not all(os.path.exists(os.path.join(run_dir, f)) for f in ("records.jsonl", "curve.csv")):
             sys.exit("e2e_allocators: %s is not a tuned network's run directory (no records.jsonl or curve.csv)" % run_dir)
-        records = read_records(run_dir)
+        records, retimes = read_records(run_dir), read_retimes(run_dir)
         run = os.path.basename(os.path.normpath(run_dir))
         if run in allocator_of_run:
             sys.exit("e2e_allocators: two run directories named %s" % run)
@@ -137,7 +150,7 @@ def main():
         for mark in marks:
             path = os.path.join(work, "%s_%d.jsonl" % (run, mark))
             trials, estimate = curve_at(run_dir, mark) or (0, None)
-            cuts.append((run, mark, path, write_cut(records, trials, path), estimate))
+            cuts.append((run, mark, path, write_cut(records, trials, path, retimes), estimate))
     log("%s: %d cuts, %d rounds" % (model_name, len(cuts), args.rounds))
 
     timings = {i: [] for i in range(len(cuts))}
