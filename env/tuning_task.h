@@ -166,7 +166,6 @@ class TuningTask {
   // The fastest correct measurement (best_), chosen again after timings were added.
   void choose_best();
 
-
   schedule::ComputeDAG dag_;
   TaskOptions options_;
   std::vector<schedule::Sketch> sketches_;
