@@ -57,16 +57,11 @@ def allocator_of(run_dir):
     return name
 
 
-def read_records(run_dir):
-    """Every record line of the run (its records.jsonl, one per trial), in the order written."""
-    with open(os.path.join(run_dir, "records.jsonl")) as f:
-        return [line.strip() for line in f if line.strip()]
-
-
-def read_retimes(run_dir):
-    """The run's re-timings (retimed.jsonl: confirmations during the search and the end's re-timing;
-    none for runs from before it existed)."""
-    path = os.path.join(run_dir, "retimed.jsonl")
+def read_lines(run_dir, name):
+    """Every record line of the run's `name` in the order written: records.jsonl (one per trial), or
+    retimed.jsonl (confirmations during the search and the end's re-timing; none for runs from
+    before it existed)."""
+    path = os.path.join(run_dir, name)
     if not os.path.exists(path):
         return []
     with open(path) as f:
@@ -141,7 +136,7 @@ def main():
     for run_dir in args.run_dirs:
         if not all(os.path.exists(os.path.join(run_dir, f)) for f in ("records.jsonl", "curve.csv")):
             sys.exit("e2e_allocators: %s is not a tuned network's run directory (no records.jsonl or curve.csv)" % run_dir)
-        records, retimes = read_records(run_dir), read_retimes(run_dir)
+        records, retimes = read_lines(run_dir, "records.jsonl"), read_lines(run_dir, "retimed.jsonl")
         run = os.path.basename(os.path.normpath(run_dir))
         if run in allocator_of_run:
             sys.exit("e2e_allocators: two run directories named %s" % run)
