@@ -120,6 +120,16 @@ std::string TuningTask::record_target() const {
   return options_.measure.cold_constants ? options_.target + runtime::kColdConstantsSuffix : options_.target;
 }
 
+namespace {
+
+// A kernel that fails when timed again (a crash, a time-out, a wrong answer) is no candidate.
+void fail_on_retime(Measurement& m, runtime::MeasureError error, const std::string& message) {
+  m.result.error = error;
+  m.result.message = "when timed again: " + message;
+}
+
+}  // namespace
+
 int TuningTask::restore(const std::vector<runtime::MeasureRecord>& records) {
   int restored = 0;
   for (const runtime::MeasureRecord& r : records) {
@@ -144,8 +154,12 @@ int TuningTask::restore(const std::vector<runtime::MeasureRecord>& records) {
     auto c = candidate_of(r);
     auto known = c ? seen_.find(*c) : seen_.end();
     if (known == seen_.end() || !known->second.ok()) continue;
-    known->second.result.costs.insert(known->second.result.costs.end(), r.costs.begin(), r.costs.end());
     retimed_.insert(*c);
+    if (r.error != runtime::MeasureError::kNone) {
+      fail_on_retime(known->second, r.error, r.message);
+      continue;
+    }
+    known->second.result.costs.insert(known->second.result.costs.end(), r.costs.begin(), r.costs.end());
   }
   choose_best();
   return restored;
@@ -231,15 +245,16 @@ std::vector<Retimed> TuningTask::time_again(const std::vector<const Measurement*
   for (const Retimed& r : out) {
     Measurement& m = seen_.at(r.candidate);
     retimed_.insert(r.candidate);
-    if (!r.ok()) {  // a kernel that fails when run again is no candidate
-      m.result.error = r.error;
-      m.result.message = "when timed again: " + r.message;
-      continue;
-    }
-    m.result.costs.insert(m.result.costs.end(), r.costs.begin(), r.costs.end());
-    if (!retimes_) continue;
     runtime::MeasureResult result;
-    result.costs = r.costs;
+    if (r.ok()) {
+      m.result.costs.insert(m.result.costs.end(), r.costs.begin(), r.costs.end());
+      result.costs = r.costs;
+    } else {  // a kernel that fails when run again is no candidate, now or after a resume
+      fail_on_retime(m, r.error, r.message);
+      result.error = r.error;
+      result.message = r.message;
+    }
+    if (!retimes_) continue;
     runtime::MeasureRecord record = record_of(r.candidate, result);
     record.source = runtime::kRetimeSource;
     if (auto appended = retimes_->append(record); !appended) warnings_.push_back(appended.error().message);

@@ -111,7 +111,7 @@ class TuningTask {
   // knobs and the steps those knobs emit now) without measuring or recording them again: the
   // unit of resume. Returns how many trials were restored; records of other tasks, or of another
   // target or timing, are ignored. Re-timings (source runtime::kRetimeSource, in any order among
-  // them) join their trial's timings, as they did when they were made.
+  // them) join their trial's timings, as they did when they were made; a failed one fails it.
   int restore(const std::vector<runtime::MeasureRecord>& records);
   // The target this task's records name (TaskOptions::target, and the timing when cold).
   std::string record_target() const;
@@ -136,8 +136,9 @@ class TuningTask {
 
   // Re-times the `top` fastest correct candidates: `rounds` rounds in which each is measured
   // once more, in turn, in one worker (so drift and noise hit them alike). Returns them
-  // fastest first by re-timed median, failures last. Each correct one is recorded in
-  // TaskOptions::retimes_path, with source runtime::kRetimeSource: the network executor ranks
+  // fastest first by re-timed median, failures last. Each is recorded in
+  // TaskOptions::retimes_path, with source runtime::kRetimeSource (a failure with its error, so
+  // that neither a resumed task nor the executor takes it again): the network executor ranks
   // a schedule by all its timings (runtime/record_bests.h), so given the run directory it runs
   // the re-timed winner, not the luckiest first timing. records.jsonl stays one line per trial
   // for resume, proxy training and the replay simulator.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iterator>
+#include <set>
 
 namespace tessera::runtime {
 
@@ -31,18 +32,20 @@ Result<RecordBests> load_record_bests(const std::string& path) {
   // folder of runs holds thousands of schedules.
   constexpr size_t kClassPrefix = 5;  // "cold " or "warm "
   std::map<std::string, std::map<std::string, MeasureRecord>> schedules;
+  std::map<std::string, std::set<std::string>> failed_again;  // workload key -> keys failed when re-timed
   for (const std::string& file : bests.files) {
     auto read = read_records(file);
     if (!read) return read.error();
     bests.warnings.insert(bests.warnings.end(), read->warnings.begin(), read->warnings.end());
     for (MeasureRecord& r : read->records) {
       ++bests.records_read;
-      if (r.error != MeasureError::kNone || r.costs.empty()) continue;
       if (r.hardware.id() != here) {
-        ++bests.other_machine;
+        if (r.error == MeasureError::kNone && !r.costs.empty()) ++bests.other_machine;
         continue;
       }
       const std::string key = (r.timed_cold() ? "cold " : "warm ") + r.steps.dump();
+      if (r.error != MeasureError::kNone && r.source == kRetimeSource) failed_again[r.workload_key].insert(key);
+      if (r.error != MeasureError::kNone || r.costs.empty()) continue;
       auto [it, fresh] = schedules[r.workload_key].try_emplace(key);
       if (fresh) {
         it->second = std::move(r);
@@ -53,6 +56,10 @@ Result<RecordBests> load_record_bests(const std::string& path) {
     }
   }
   for (auto& [workload, of_workload] : schedules) {  // each holds one schedule or more
+    if (auto failed = failed_again.find(workload); failed != failed_again.end()) {
+      for (const std::string& key : failed->second) of_workload.erase(key);
+      if (of_workload.empty()) continue;
+    }
     auto best = of_workload.begin();
     for (auto it = std::next(best); it != of_workload.end(); ++it) {
       if (ranks_before(it->second, best->second)) best = it;

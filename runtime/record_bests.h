@@ -8,8 +8,9 @@
 // (re-timed at a run's end by env::TuningTask::retime, or measured by several runs) is one
 // record holding all its timings, so its median is not the luckiest of them. Of those, the one
 // with the lowest median cost per workload key wins, among records timed with cold constants if
-// the workload has any (ranks_before). Corrupt lines are skipped and reported as warnings, not
-// errors.
+// the workload has any (ranks_before). A schedule that failed when timed again (a failed record
+// of source kRetimeSource) is never chosen, whatever its other timings. Corrupt lines are skipped
+// and reported as warnings, not errors.
 #pragma once
 
 #include <map>

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 
 #include <unistd.h>
 
@@ -27,6 +28,7 @@ class ScriptedMeasurer : public runtime::Measurer {
   std::map<std::string, double> seconds;
   std::string lucky;
   double lucky_seconds = 0.3;  // its one lucky median
+  std::string crashes_again;   // this one's kernel crashes the worker from its second run on
   int calls = 0;
   std::vector<runtime::MeasureResult> measure(const schedule::ComputeDAG&,
                                               const std::vector<std::vector<schedule::Step>>& schedules) override {
@@ -35,6 +37,13 @@ class ScriptedMeasurer : public runtime::Measurer {
       ++calls;
       std::string key = schedule::steps_to_json(steps).dump();
       runtime::MeasureResult r;
+      if (key == crashes_again && ran_.count(key)) {
+        r.error = runtime::MeasureError::kWorkerCrash;
+        r.message = "signal 11";
+        out.push_back(r);
+        continue;
+      }
+      ran_.insert(key);
       double s = seconds.count(key) ? seconds[key] : 1.0;
       if (key == lucky && !fluked_) {
         s = lucky_seconds;
@@ -48,6 +57,7 @@ class ScriptedMeasurer : public runtime::Measurer {
 
  private:
   bool fluked_ = false;
+  std::set<std::string> ran_;
 };
 
 std::string steps_key(const TuningTask& task, const Candidate& c) {
@@ -211,6 +221,48 @@ TEST(Confirm, AResumedTaskKeepsTheConfirmedBest) {
   ASSERT_TRUE(resumed->best());
   EXPECT_EQ(resumed->best()->candidate, two[0]);
   EXPECT_EQ(resumed->measurements().at(two[1]).result.costs.size(), 9u);
+  std::filesystem::remove_all(dir);
+}
+
+// Bugs caught: a failed re-timing left out of retimed.jsonl (after a resume the lucky kernel that
+// crashed when run again was the task's best again), or written but not read (by restore, or by
+// the executor, which ranked its one lucky timing first).
+TEST(Retime, AKernelThatFailsWhenTimedAgainStaysOutAfterAResume) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tessera_crash_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto measurer = std::make_shared<ScriptedMeasurer>();
+  TaskOptions options;
+  options.measurer = measurer;
+  options.records_path = (dir / "records.jsonl").string();
+  options.retimes_path = (dir / "retimed.jsonl").string();
+  const schedule::ComputeDAG dag = *schedule::matmul(64, 48, 32);
+  auto task = TuningTask::create(dag, options).value();
+  const std::vector<Candidate> candidates = measure_four_with_a_fluke(*task, *measurer);
+  measurer->crashes_again = steps_key(*task, candidates[0]);  // the 0.3 s fluke crashes when run again
+  auto retimed = task->retime(/*top=*/3, /*rounds=*/2);
+  ASSERT_EQ(retimed.size(), 3u);
+  EXPECT_FALSE(retimed.back().ok()) << "the crash is reported, last";
+  ASSERT_TRUE(task->best());
+  EXPECT_EQ(task->best()->candidate, candidates[1]);
+
+  std::vector<runtime::MeasureRecord> earlier;
+  for (const char* name : {"records.jsonl", "retimed.jsonl"}) {
+    auto file = runtime::read_records((dir / name).string());
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    earlier.insert(earlier.end(), file->records.begin(), file->records.end());
+  }
+  auto resumed = TuningTask::create(dag, options).value();
+  EXPECT_EQ(resumed->restore(earlier), 4);
+  EXPECT_FALSE(resumed->measurements().at(candidates[0]).ok()) << "failed when timed again, before the resume";
+  ASSERT_TRUE(resumed->best());
+  EXPECT_EQ(resumed->best()->candidate, candidates[1]);
+
+  auto bests = runtime::load_record_bests(dir.string());
+  ASSERT_TRUE(bests.ok()) << bests.error().message;
+  ASSERT_EQ(bests->by_workload.count(dag.workload_key()), 1u);
+  EXPECT_EQ(bests->by_workload.at(dag.workload_key()).steps.dump(), steps_key(*task, candidates[1]))
+      << "the executor never runs a kernel that crashed when timed again";
   std::filesystem::remove_all(dir);
 }
 
