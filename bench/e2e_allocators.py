@@ -5,8 +5,8 @@
 
 Each RUN_DIR is one `tessera tune MODEL.onnx` run (bench/e2e_tune.sh leaves them in
 build/e2e_tune/MODEL_ALLOCATOR). Its records, cut at each mark (the trials its curve.csv counts
-when its tuning clock passed `mark` seconds: what the run knew then; a cut that is the whole run
-also takes its retimed.jsonl, what the run's own executor ranks by), are written to
+when its tuning clock passed `mark` seconds: what the run knew then, with the lines of its
+retimed.jsonl, what the run's own executor ranks by, written before its next trial), are written to
 build/e2e_allocators/ and the network is run with each cut (`tessera run --records CUT --json`)
 in rounds, every round running all cuts one after the other in a rotated order, so that the
 machine's load falls on all of them alike. Each cut's figure is the best of its per-round medians.
@@ -16,8 +16,8 @@ The latency measured inside a tuning process is taken minutes apart from run to 
 curves can be set against each other. Prints one JSON line per run and mark, then one per
 model with the issue's criteria:
   {"case": "e2e_allocators", "model", "run" (the run directory's name), "allocator", "mark_s",
-   "records", "latency_ms", "rounds_ms", "estimated_ms" (the run's own estimate then, from its
-   curve.csv: worker times, no load noise)}
+   "records", "retimed" (re-timing lines in the cut), "latency_ms", "rounds_ms", "estimated_ms"
+   (the run's own estimate then, from its curve.csv: worker times, no load noise)}
   {"case": "e2e_allocators_summary", "model", "cpu", "marks", "allocators" (run -> allocator),
    "latency_ms" and "estimated_ms" (run -> mark -> ms), "harl_half_vs_gradient_full" (harl's ms
    at half the budget / gradient's at the whole: <= 1 means harl reached gradient's end in at most
@@ -68,13 +68,25 @@ def read_lines(run_dir, name):
         return [line.strip() for line in f if line.strip()]
 
 
+def timestamp_of(line):
+    """A record line's timestamp (ISO 8601 UTC, whole seconds: strings in time order); "" if none."""
+    try:
+        return json.loads(line).get("timestamp", "")
+    except ValueError:
+        return ""
+
+
 def write_cut(records, count, path, retimes):
-    """The first `count` records to `path`, and the re-timings when the cut is the whole run (they
-    carry no time of their own, so an earlier cut leaves them out)."""
-    whole = count >= len(records)
+    """The first `count` records to `path`, with the re-timings the run had made before its next
+    trial was written (all of them when the cut is the whole run). Timestamps are whole seconds,
+    so a re-timing in the same second as that next trial is left out: a cut never takes what the
+    run learned after its mark."""
+    if count < len(records):
+        until = timestamp_of(records[count])
+        retimes = [line for line in retimes if timestamp_of(line) and timestamp_of(line) < until]
     with open(path, "w") as f:
-        f.write("".join(line + "\n" for line in records[:count] + (retimes if whole else [])))
-    return min(count, len(records))
+        f.write("".join(line + "\n" for line in records[:count] + retimes))
+    return min(count, len(records)), len(retimes)
 
 
 def curve_at(run_dir, seconds):
@@ -130,7 +142,7 @@ def main():
     work = os.path.join(ROOT, "build", "e2e_allocators")
     os.makedirs(work, exist_ok=True)
 
-    cuts = []  # (run, mark, path, record count, estimate ms)
+    cuts = []  # (run, mark, path, (record count, re-timing count), estimate ms)
     layout_of_run = {}
     allocator_of_run = {}
     for run_dir in args.run_dirs:
@@ -166,7 +178,7 @@ def main():
             log("round %d: %s at %d s: %.3f ms" % (r + 1, run, mark, ms))
 
     table, estimates = {}, {}
-    for i, (run, mark, _, count, estimate) in enumerate(cuts):
+    for i, (run, mark, _, (count, retimed), estimate) in enumerate(cuts):
         best = min(timings[i]) if timings[i] else None
         if best is not None:
             table.setdefault(run, {})[str(int(mark))] = best
@@ -174,7 +186,7 @@ def main():
             estimates.setdefault(run, {})[str(int(mark))] = estimate
         line = {"case": "e2e_allocators", "model": model_name, "run": run,
                 "allocator": allocator_of_run[run], "mark_s": mark,
-                "records": count, "latency_ms": round(best, 3) if best is not None else None,
+                "records": count, "retimed": retimed, "latency_ms": round(best, 3) if best is not None else None,
                 "estimated_ms": round(estimate, 3) if estimate else None,
                 "rounds_ms": [round(t, 3) for t in timings[i]]}
         if i in errors:
