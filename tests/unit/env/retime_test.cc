@@ -64,6 +64,32 @@ std::string steps_key(const TuningTask& task, const Candidate& c) {
   return schedule::steps_to_json(task.sketch(c).steps(c.knobs)).dump();
 }
 
+// An empty directory for one test's run, named after it.
+std::filesystem::path fresh_dir(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// `options` writing the run's records.jsonl and retimed.jsonl into `dir`.
+TaskOptions recording_into(TaskOptions options, const std::filesystem::path& dir) {
+  options.records_path = (dir / "records.jsonl").string();
+  options.retimes_path = (dir / "retimed.jsonl").string();
+  return options;
+}
+
+// Every record of `dir`'s files `names`, file after file: what a resume reads.
+std::vector<runtime::MeasureRecord> read_run(const std::filesystem::path& dir, std::initializer_list<const char*> names) {
+  std::vector<runtime::MeasureRecord> records;
+  for (const char* name : names) {
+    auto file = runtime::read_records((dir / name).string());
+    EXPECT_TRUE(file.ok()) << file.error().message;
+    if (file) records.insert(records.end(), file->records.begin(), file->records.end());
+  }
+  return records;
+}
+
 // Four distinct candidates of `task`, measured: `measurer` times them 1.2, 0.5, 0.6 and 2.0 s,
 // except the first one's first timing, a 0.3 s fluke.
 std::vector<Candidate> measure_four_with_a_fluke(TuningTask& task, ScriptedMeasurer& measurer) {
@@ -106,15 +132,12 @@ TEST(Retime, ALuckySearchMeasurementIsNotReportedAsTheBest) {
 // re-timings written among the trials (records.jsonl is one line per trial, what resume counts);
 // a run directory's round log read as broken records.
 TEST(Retime, TheRunsRecordsRankTheRetimedWinnerFirst) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tessera_retime_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = fresh_dir("tessera_retime");
   std::ofstream(dir / "rounds.jsonl") << "{\"round\": 0, \"task\": 0}\n";  // a network run's round log: not records
   auto measurer = std::make_shared<ScriptedMeasurer>();
   TaskOptions options;
   options.measurer = measurer;
-  options.records_path = (dir / "records.jsonl").string();
-  options.retimes_path = (dir / "retimed.jsonl").string();
+  options = recording_into(options, dir);
   const schedule::ComputeDAG dag = *schedule::matmul(64, 48, 32);
   auto task = TuningTask::create(dag, options).value();
   const std::vector<Candidate> candidates = measure_four_with_a_fluke(*task, *measurer);
@@ -199,23 +222,13 @@ TEST(Confirm, ALeadPastTheNoiseIsNotTimedAgain) {
 // Bug caught: a resumed run that restores the trials without their re-timings takes the fluke
 // as the best again (and the allocator's estimate with it).
 TEST(Confirm, AResumedTaskKeepsTheConfirmedBest) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tessera_confirm_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = fresh_dir("tessera_confirm");
   auto measurer = std::make_shared<ScriptedMeasurer>();
-  TaskOptions options = confirming(measurer);
-  options.records_path = (dir / "records.jsonl").string();
-  options.retimes_path = (dir / "retimed.jsonl").string();
   const schedule::ComputeDAG dag = *schedule::matmul(64, 48, 32);
-  auto task = TuningTask::create(dag, options).value();
+  auto task = TuningTask::create(dag, recording_into(confirming(measurer), dir)).value();
   const std::vector<Candidate> two = measure_a_near_fluke(*task, *measurer);
 
-  std::vector<runtime::MeasureRecord> earlier;
-  for (const char* name : {"retimed.jsonl", "records.jsonl"}) {  // re-timings first: order must not matter
-    auto file = runtime::read_records((dir / name).string());
-    ASSERT_TRUE(file.ok()) << file.error().message;
-    earlier.insert(earlier.end(), file->records.begin(), file->records.end());
-  }
+  const auto earlier = read_run(dir, {"retimed.jsonl", "records.jsonl"});  // re-timings first: order must not matter
   auto resumed = TuningTask::create(dag, confirming(std::make_shared<ScriptedMeasurer>())).value();
   EXPECT_EQ(resumed->restore(earlier), 2) << "two trials; re-timings are not trials";
   ASSERT_TRUE(resumed->best());
@@ -228,14 +241,11 @@ TEST(Confirm, AResumedTaskKeepsTheConfirmedBest) {
 // crashed when run again was the task's best again), or written but not read (by restore, or by
 // the executor, which ranked its one lucky timing first).
 TEST(Retime, AKernelThatFailsWhenTimedAgainStaysOutAfterAResume) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tessera_crash_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = fresh_dir("tessera_crash");
   auto measurer = std::make_shared<ScriptedMeasurer>();
   TaskOptions options;
   options.measurer = measurer;
-  options.records_path = (dir / "records.jsonl").string();
-  options.retimes_path = (dir / "retimed.jsonl").string();
+  options = recording_into(options, dir);
   const schedule::ComputeDAG dag = *schedule::matmul(64, 48, 32);
   auto task = TuningTask::create(dag, options).value();
   const std::vector<Candidate> candidates = measure_four_with_a_fluke(*task, *measurer);
@@ -246,12 +256,7 @@ TEST(Retime, AKernelThatFailsWhenTimedAgainStaysOutAfterAResume) {
   ASSERT_TRUE(task->best());
   EXPECT_EQ(task->best()->candidate, candidates[1]);
 
-  std::vector<runtime::MeasureRecord> earlier;
-  for (const char* name : {"records.jsonl", "retimed.jsonl"}) {
-    auto file = runtime::read_records((dir / name).string());
-    ASSERT_TRUE(file.ok()) << file.error().message;
-    earlier.insert(earlier.end(), file->records.begin(), file->records.end());
-  }
+  const auto earlier = read_run(dir, {"records.jsonl", "retimed.jsonl"});
   auto resumed = TuningTask::create(dag, options).value();
   EXPECT_EQ(resumed->restore(earlier), 4);
   EXPECT_FALSE(resumed->measurements().at(candidates[0]).ok()) << "failed when timed again, before the resume";
