@@ -72,6 +72,12 @@ std::filesystem::path fresh_dir(const std::string& name) {
   return dir;
 }
 
+TaskOptions measured_by(std::shared_ptr<runtime::Measurer> measurer) {
+  TaskOptions options;
+  options.measurer = std::move(measurer);
+  return options;
+}
+
 // `options` writing the run's records.jsonl and retimed.jsonl into `dir`.
 TaskOptions recording_into(TaskOptions options, const std::filesystem::path& dir) {
   options.records_path = (dir / "records.jsonl").string();
@@ -135,9 +141,7 @@ TEST(Retime, TheRunsRecordsRankTheRetimedWinnerFirst) {
   const std::filesystem::path dir = fresh_dir("tessera_retime");
   std::ofstream(dir / "rounds.jsonl") << "{\"round\": 0, \"task\": 0}\n";  // a network run's round log: not records
   auto measurer = std::make_shared<ScriptedMeasurer>();
-  TaskOptions options;
-  options.measurer = measurer;
-  options = recording_into(options, dir);
+  const TaskOptions options = recording_into(measured_by(measurer), dir);
   const schedule::ComputeDAG dag = *schedule::matmul(64, 48, 32);
   auto task = TuningTask::create(dag, options).value();
   const std::vector<Candidate> candidates = measure_four_with_a_fluke(*task, *measurer);
@@ -243,9 +247,7 @@ TEST(Confirm, AResumedTaskKeepsTheConfirmedBest) {
 TEST(Retime, AKernelThatFailsWhenTimedAgainStaysOutAfterAResume) {
   const std::filesystem::path dir = fresh_dir("tessera_crash");
   auto measurer = std::make_shared<ScriptedMeasurer>();
-  TaskOptions options;
-  options.measurer = measurer;
-  options = recording_into(options, dir);
+  const TaskOptions options = recording_into(measured_by(measurer), dir);
   const schedule::ComputeDAG dag = *schedule::matmul(64, 48, 32);
   auto task = TuningTask::create(dag, options).value();
   const std::vector<Candidate> candidates = measure_four_with_a_fluke(*task, *measurer);
