@@ -83,7 +83,7 @@ def write_cut(records, count, path, retimes):
     run learned after its mark."""
     if count < len(records):
         until = timestamp_of(records[count])
-        retimes = [line for line in retimes if timestamp_of(line) and timestamp_of(line) < until]
+        retimes = [line for line in retimes if "" < timestamp_of(line) < until]
     with open(path, "w") as f:
         f.write("".join(line + "\n" for line in records[:count] + retimes))
     return min(count, len(records)), len(retimes)
