@@ -55,6 +55,10 @@ struct RoundResult {
   int trials = 0;         // the task's trials after the round
   double seconds = 0;     // wall time of the round
   bool exhausted = false;
+  // Where the round's time went: choosing its candidates (the search agent's propose and
+  // observe) and measuring them (compiling, running, checking). For the log; 0 when unknown.
+  double search_seconds = 0;
+  double measure_seconds = 0;
 };
 
 struct NetworkStep {

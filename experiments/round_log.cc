@@ -16,6 +16,10 @@ void append_round(const std::string& path, const LoggedRound& round) {
                          {"seconds", r.seconds}, {"exhausted", r.exhausted}};
   // JSON has no infinity: a task with nothing correct yet has no best.
   if (std::isfinite(r.best_seconds)) line["best_seconds"] = r.best_seconds;
+  if (r.search_seconds > 0 || r.measure_seconds > 0) {
+    line["search_seconds"] = r.search_seconds;
+    line["measure_seconds"] = r.measure_seconds;
+  }
   std::ofstream out(path, std::ios::app);
   out << line.dump() << "\n";
   out.flush();
@@ -36,6 +40,8 @@ std::vector<LoggedRound> read_rounds(const std::string& path, std::vector<std::s
       round.result.seconds = j.at("seconds").get<double>();
       round.result.exhausted = j.value("exhausted", false);
       round.result.best_seconds = j.value("best_seconds", std::numeric_limits<double>::infinity());
+      round.result.search_seconds = j.value("search_seconds", 0.0);
+      round.result.measure_seconds = j.value("measure_seconds", 0.0);
       if (round.result.seconds < 0 || round.result.trials < 0) throw std::invalid_argument("negative trials or seconds");
       rounds.push_back(std::move(round));
     } catch (const std::exception& e) {

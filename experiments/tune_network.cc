@@ -35,6 +35,8 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
 std::string fixed(double v, int digits) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", digits, v);
@@ -225,10 +227,18 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
       for (env::Candidate& c : agents::propose_tagged(*slot.agent, task, want)) batch.push_back(std::move(c));
     }
     env::RoundResult r;
-    if (!batch.empty()) slot.agent->observe(task, task.measure(batch));
+    r.search_seconds = seconds_since(start);
+    if (!batch.empty()) {
+      const auto measure_start = Clock::now();
+      auto measured = task.measure(batch);
+      r.measure_seconds = seconds_since(measure_start);
+      const auto observe_start = Clock::now();
+      slot.agent->observe(task, measured);
+      r.search_seconds += seconds_since(observe_start);
+    }
     r.best_seconds = task.best() ? task.best()->seconds() : INFINITY;
     r.trials = task.trials();
-    r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    r.seconds = seconds_since(start);
     r.exhausted = batch.empty() || slot.agent->done();
     append_round(rounds_path, {slot.fused->name, transfer_round, r});
     return r;

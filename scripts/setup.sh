@@ -13,6 +13,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   llvm-19-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev   # LLVM ORC JIT backend
   libtbb-dev                                                   # parallel loops, parallel builder
+  libgoogle-perftools-dev                                      # tcmalloc, the tuner's heap (cmake/fast_malloc.cmake)
   nlohmann-json3-dev                                           # steps, records, reports as JSON
   libyaml-cpp-dev                                              # experiment configs
   libtorch-dev libopenblas0-pthread                            # learned proxy and PPO agents (LibTorch)

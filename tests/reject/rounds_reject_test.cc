@@ -15,7 +15,7 @@ namespace {
 TEST(RoundLog, WrittenRoundsReadBackAndBadLinesAreSkippedByName) {
   const std::string path = ::testing::TempDir() + "/rounds_reject.jsonl";
   std::filesystem::remove(path);
-  append_round(path, {"t0_conv", true, {0.002, 3, 1.5, false}});
+  append_round(path, {"t0_conv", true, {0.002, 3, 1.5, false, 0.5, 0.9}});
   append_round(path, {"t1_dense", false, {INFINITY, 0, 0.25, true}});  // nothing correct yet: no best
   {
     std::ofstream out(path, std::ios::app);
@@ -32,6 +32,9 @@ TEST(RoundLog, WrittenRoundsReadBackAndBadLinesAreSkippedByName) {
   EXPECT_DOUBLE_EQ(rounds[0].result.best_seconds, 0.002);
   EXPECT_EQ(rounds[0].result.trials, 3);
   EXPECT_DOUBLE_EQ(rounds[0].result.seconds, 1.5);
+  EXPECT_DOUBLE_EQ(rounds[0].result.search_seconds, 0.5);  // where the round's time went
+  EXPECT_DOUBLE_EQ(rounds[0].result.measure_seconds, 0.9);
+  EXPECT_EQ(rounds[1].result.measure_seconds, 0.0);  // not logged: unknown
   EXPECT_FALSE(rounds[1].transfer);
   EXPECT_TRUE(std::isinf(rounds[1].result.best_seconds));
   EXPECT_TRUE(rounds[1].result.exhausted);
