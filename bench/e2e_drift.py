@@ -24,7 +24,7 @@ import sys
 
 
 def first_timings(run_dir):
-    """(workload key, steps) -> (median of its first correct timing, raw, timestamp) from records.jsonl."""
+    """(workload key, steps) -> (median of its first correct timing, timestamp) from records.jsonl."""
     first = {}
     with open(os.path.join(run_dir, "records.jsonl")) as f:
         for line in f:
@@ -35,8 +35,7 @@ def first_timings(run_dir):
             if r.get("error", "none") not in (None, "none") or not r.get("costs"):
                 continue
             key = (r["workload_key"], json.dumps(r["steps"], sort_keys=True))
-            # Raw: a record scaled for the run's own drift (measure.drift_check) keeps the ratio.
-            first.setdefault(key, (statistics.median(r["costs"]) * r.get("drift", 1.0), r["timestamp"]))
+            first.setdefault(key, (statistics.median(r["costs"]), r["timestamp"]))
     return first
 
 

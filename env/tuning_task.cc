@@ -2,7 +2,6 @@
 #include "env/tuning_task.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "runtime/local_measurer.h"
 #include "runtime/timing.h"
@@ -53,26 +52,21 @@ std::vector<Measurement> TuningTask::measure(const std::vector<Candidate>& candi
     }
     return refused;
   }
-  drift_ = 1.0;
-  const double to_beat = fresh.empty() ? 0.0 : probe_drift();
   // Each result is recorded as soon as it exists: a kill between two candidates loses neither.
   auto keep = [&](const Candidate& c, runtime::MeasureResult result) {
-    undo_drift(result);
     Measurement m{c, std::move(result)};
     ++trials_;
     if (m.ok() && (!best_ || m.seconds() < best_->seconds())) best_ = m;
     credit_.add(c.source, m.ok(), m.seconds());
     if (records_) {
-      runtime::MeasureRecord record = record_of(c, m.result);
-      if (!m.result.costs.empty()) record.drift = drift_;
-      if (auto r = records_->append(record); !r) warnings_.push_back(r.error().message);
+      if (auto r = records_->append(record_of(c, m.result)); !r) warnings_.push_back(r.error().message);
     }
     const Measurement& kept = seen_.emplace(c, std::move(m)).first->second;
     if (options_.on_measured) options_.on_measured(kept);
   };
   std::vector<runtime::Schedule> schedules;
   for (const Candidate& c : fresh) schedules.push_back(sketch(c).steps(c.knobs));
-  options_.measurer->measure_each(dag_, schedules, to_beat,
+  options_.measurer->measure_each(dag_, schedules, best_ ? best_->seconds() : 0.0,
                                   [&](size_t i, runtime::MeasureResult result) {
                                     if (i < fresh.size() && !seen_.count(fresh[i])) keep(fresh[i], std::move(result));
                                   });
@@ -203,7 +197,7 @@ void TuningTask::confirm_best() {
     rivals.insert(rivals.begin(), best);
     const Candidate before = best->candidate;
     ++confirmations_;
-    time_again(rivals, options_.confirm_rounds, drift_);  // right after the batch: its drift
+    time_again(rivals, options_.confirm_rounds);
     if (!best_ || !(best_->candidate == before)) ++overturned_;
   }
 }
@@ -217,37 +211,10 @@ std::vector<Retimed> TuningTask::retime(int top, int rounds) {
   }
   std::sort(fastest.begin(), fastest.end(), faster);
   fastest.resize(std::min(fastest.size(), static_cast<size_t>(std::max(top, 0))));
-  return time_again(fastest, rounds, 1.0);
+  return time_again(fastest, rounds);
 }
 
-double TuningTask::probe_drift() {
-  drift_ = 1.0;
-  if (!best_) return 0.0;
-  const double best = best_->seconds();
-  if (!options_.drift_check || !options_.measurable || !(best > 0)) return best;
-  const Candidate& c = best_->candidate;
-  runtime::MeasureResult probe;
-  probe.error = runtime::MeasureError::kRuntimeError;  // unless the measurer answers
-  options_.measurer->retime(dag_, {sketch(c).steps(c.knobs)}, 1, [&](size_t i, runtime::MeasureResult r) {
-    if (i == 0) probe = std::move(r);
-  });
-  // A probe that fails teaches nothing about the machine; the best's own failure, if it is one,
-  // is for the re-timing before it is reported.
-  if (probe.error != runtime::MeasureError::kNone || probe.costs.empty()) return best;
-  ++drift_probes_;
-  const double ratio = probe.median() / best;
-  if (!(ratio > 0) || std::abs(std::log(ratio)) <= std::log1p(options_.drift_tolerance)) return best;
-  drift_ = ratio;
-  ++drift_scaled_;
-  return best * drift_;
-}
-
-void TuningTask::undo_drift(runtime::MeasureResult& result) const {
-  if (drift_ == 1.0) return;
-  for (double& cost : result.costs) cost /= drift_;
-}
-
-std::vector<Retimed> TuningTask::time_again(const std::vector<const Measurement*>& chosen, int rounds, double drift) {
+std::vector<Retimed> TuningTask::time_again(const std::vector<const Measurement*>& chosen, int rounds) {
   std::vector<Retimed> out;
   std::vector<std::vector<schedule::Step>> schedules;
   for (const Measurement* m : chosen) {
@@ -266,7 +233,6 @@ std::vector<Retimed> TuningTask::time_again(const std::vector<const Measurement*
     r.costs.insert(r.costs.end(), result.costs.begin(), result.costs.end());
   };
   options_.measurer->retime(dag_, schedules, rounds, [&](size_t i, runtime::MeasureResult result) {
-    for (double& cost : result.costs) cost /= drift;
     if (i < out.size()) take(out[i], result);
   });
   // The new timings join the records, so that whatever ranks schedules by their records (the
@@ -291,7 +257,6 @@ std::vector<Retimed> TuningTask::time_again(const std::vector<const Measurement*
     if (!retimes_) continue;
     runtime::MeasureRecord record = record_of(r.candidate, result);
     record.source = runtime::kRetimeSource;
-    if (r.ok()) record.drift = drift;
     if (auto appended = retimes_->append(record); !appended) warnings_.push_back(appended.error().message);
   }
   choose_best();

@@ -80,15 +80,6 @@ struct TaskOptions {
   int confirm_rounds = 0;
   double confirm_within = 0.05;
   int confirm_rivals = 2;
-  // A shared machine drifts: for minutes at a time it runs the same kernel 10-50% slower (or
-  // faster) than it did when the task's best was timed, and a batch timed in a slow stretch finds
-  // no new best however good its candidates (bench/NOTES.md). With `drift_check`, the best is
-  // timed once more before each batch (a probe: not a trial, not recorded). When that timing is
-  // off the best's median by more than `drift_tolerance`, every timing of the batch, and of its
-  // confirmation, is divided by the ratio, so that it compares with the task's earlier times as
-  // if timed beside them; the records keep the ratio (runtime::MeasureRecord::drift).
-  bool drift_check = false;
-  double drift_tolerance = 0.04;
   // Called after each new measurement has been recorded (e.g. to log the time spent with it).
   std::function<void(const Measurement&)> on_measured;
 };
@@ -157,11 +148,6 @@ class TuningTask {
   // found that it was not the fastest after all.
   int confirmations() const { return confirmations_; }
   int overturned() const { return overturned_; }
-  // How many batches probed the machine's drift (TaskOptions::drift_check), how many of them found
-  // it past the tolerance and were scaled, and the last probe's ratio (1: within the tolerance).
-  int drift_probes() const { return drift_probes_; }
-  int drift_scaled() const { return drift_scaled_; }
-  double drift() const { return drift_; }
   // Warnings from writing records (the run goes on without them).
   const std::vector<std::string>& warnings() const { return warnings_; }
   // Seconds its measurer spent building and running (runtime::Measurer::phase_seconds).
@@ -175,16 +161,9 @@ class TuningTask {
   runtime::MeasureRecord record_of(const Candidate& c, const runtime::MeasureResult& result) const;
   // Times `candidates` (measured, correct) again, `rounds` rounds in turn, records the timings in
   // retimed.jsonl, adds them to each one's measurement and chooses the best again.
-  // Their timings are divided by `drift` first (the batch's, when confirming right after it).
-  std::vector<Retimed> time_again(const std::vector<const Measurement*>& candidates, int rounds, double drift);
+  std::vector<Retimed> time_again(const std::vector<const Measurement*>& candidates, int rounds);
   // TaskOptions::confirm_rounds: re-times an unconfirmed best beside its near rivals.
   void confirm_best();
-  // TaskOptions::drift_check: times the best once and sets drift_ (1 within the tolerance, when
-  // off, or when there is no best or the probe fails). Returns the best's time at this machine
-  // speed (0 when there is no best): what a candidate of the coming batch must beat.
-  double probe_drift();
-  // Divides the costs of a result timed at the current drift by it (nothing when drift_ is 1).
-  void undo_drift(runtime::MeasureResult& result) const;
   // The fastest correct measurement (best_), chosen again after timings were added.
   void choose_best();
 
@@ -197,8 +176,6 @@ class TuningTask {
   std::optional<Measurement> best_;
   std::set<Candidate> retimed_;  // candidates timed again (a confirmed best is among them)
   int confirmations_ = 0, overturned_ = 0;
-  double drift_ = 1.0;  // the machine's slowdown against the best's timings, at the last probe
-  int drift_probes_ = 0, drift_scaled_ = 0;
   runtime::CreditBySource credit_;
   int trials_ = 0;
   std::vector<std::string> warnings_;

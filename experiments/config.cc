@@ -388,12 +388,10 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
 
   // A network run times each layer as the network runs it: its weights cold (runtime/measure.h).
   if (!c.network.empty() && c.target_kind != "cuda") c.measure.cold_constants = true;
-  // ...over 20 minutes or more, on a machine whose speed drifts (env::TaskOptions::drift_check).
-  if (!c.network.empty()) c.drift_check = true;
   if (const YAML::Node m = root["measure"]) {
     if (auto ok = r.only_keys(m, "measure", {"warmup", "warmup_ms", "number", "repeat", "min_repeat_ms", "flush_cache",
                                              "cold_constants", "compile_timeout_s", "run_timeout_s", "retime_top", "retime_rounds", "confirm_rounds", "confirm_within",
-                                             "drift_check", "drift_tolerance", "give_up_ratio"});
+                                             "give_up_ratio"});
         !ok) {
       return ok.error();
     }
@@ -404,8 +402,6 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     if (m["retime_rounds"]) TRY_ASSIGN(c.retime_rounds, r.integer(m["retime_rounds"], "measure.retime_rounds", 1));
     if (m["confirm_rounds"]) TRY_ASSIGN(c.confirm_rounds, r.integer(m["confirm_rounds"], "measure.confirm_rounds", 0));
     if (m["confirm_within"]) TRY_ASSIGN(c.confirm_within, r.number(m["confirm_within"], "measure.confirm_within", 0));
-    if (m["drift_check"]) TRY_ASSIGN(c.drift_check, r.boolean(m["drift_check"], "measure.drift_check"));
-    if (m["drift_tolerance"]) TRY_ASSIGN(c.drift_tolerance, r.number(m["drift_tolerance"], "measure.drift_tolerance", 0));
     if (m["number"]) TRY_ASSIGN(o.number, r.integer(m["number"], "measure.number", 1));
     if (m["repeat"]) TRY_ASSIGN(o.repeat, r.integer(m["repeat"], "measure.repeat", 1));
     if (m["min_repeat_ms"]) TRY_ASSIGN(o.min_repeat_ms, r.number(m["min_repeat_ms"], "measure.min_repeat_ms", 0));
@@ -473,8 +469,7 @@ nlohmann::json resolved_config(const TuneConfig& c) {
             {"repeat", o.repeat}, {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
             {"cold_constants", o.cold_constants}, {"compile_timeout_s", o.compile_timeout_s}, {"run_timeout_s", o.run_timeout_s}, {"give_up_ratio", o.give_up_ratio},
             {"retime_top", c.retime_top}, {"retime_rounds", c.retime_rounds},
-            {"confirm_rounds", c.confirm_rounds}, {"confirm_within", c.confirm_within},
-            {"drift_check", c.drift_check}, {"drift_tolerance", c.drift_tolerance}}}};
+            {"confirm_rounds", c.confirm_rounds}, {"confirm_within", c.confirm_within}}}};
   if (!c.plugins.empty()) out["plugins"] = c.plugins;
   out["mpi"] = {{"assume_identical_hardware", c.mpi_assume_identical_hardware}, {"hang_timeout_s", c.mpi_hang_timeout_s}};
   if (!c.network.empty()) {

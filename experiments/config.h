@@ -93,10 +93,6 @@ struct TuneConfig {
   // `confirm_rounds` rounds, before it stands (env::TaskOptions::confirm_rounds; 0: off).
   int confirm_rounds = 2;
   double confirm_within = 0.05;
-  // The best timed once before each batch, the batch's timings scaled when the machine has
-  // drifted past `drift_tolerance` (env::TaskOptions::drift_check); on for `network:` runs.
-  bool drift_check = false;
-  double drift_tolerance = 0.04;
   // An MPI job (`mpirun -np N tessera tune ...`, mpi/): ranks whose hardware differs from rank
   // 0's are refused unless `assume_identical_hardware`; a rank silent this long while it holds
   // work is lost and its candidates go to others (0: compile + 2 x run timeout + 30 s).

@@ -188,8 +188,6 @@ int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measur
     options.retimes_path = (dir / "retimed.jsonl").string();
     options.confirm_rounds = config.confirm_rounds;
     options.confirm_within = config.confirm_within;
-    options.drift_check = config.drift_check;
-    options.drift_tolerance = config.drift_tolerance;
     options.seed = config.seed;
     options.measurer = measurer;
     if (gpu) {

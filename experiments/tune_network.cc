@@ -118,8 +118,6 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
         options.retimes_path = (dir / "retimed.jsonl").string();
         options.confirm_rounds = config.confirm_rounds;
         options.confirm_within = config.confirm_within;
-        options.drift_check = config.drift_check;
-        options.drift_tolerance = config.drift_tolerance;
         options.seed = config.seed;
         options.measurer = measurer;
         created[t] = env::TuningTask::create(fused->tasks[t].dag, options);
@@ -355,9 +353,6 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     // New bests timed again before they stood, and how many of them lost to a rival there.
     entry["confirmed"] = slots[t].tuning->confirmations();
     entry["overturned"] = slots[t].tuning->overturned();
-    // Batches that probed the machine's drift, and those found past the tolerance and scaled.
-    entry["drift_probes"] = slots[t].tuning->drift_probes();
-    entry["drift_scaled"] = slots[t].tuning->drift_scaled();
     summary["tasks"].push_back(entry);
   }
   summary["estimated_ms"] = estimate * 1e3;

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -76,7 +75,6 @@ nlohmann::json record_to_json(const MeasureRecord& r) {
           {"timestamp", r.timestamp},
           {"source", r.source}};
   if (!r.measured_by.empty()) j["measured_by"] = r.measured_by;  // only in MPI jobs
-  if (r.drift != 1.0) j["drift"] = r.drift;                      // only where it was scaled
   return j;
 }
 
@@ -123,11 +121,6 @@ Result<MeasureRecord> record_from_json(const nlohmann::json& j) {
     if (j.contains(field)) r.source = j.at(field).get<std::string>();
     field = "measured_by";  // optional: only records measured by another MPI rank have it
     if (j.contains(field)) r.measured_by = j.at(field).get<std::string>();
-    field = "drift";  // optional: only records whose costs were scaled for the machine's drift
-    if (j.contains(field)) {
-      r.drift = j.at(field).get<double>();
-      if (!(r.drift > 0) || !std::isfinite(r.drift)) return make_error("field 'drift' must be a positive number");
-    }
   } catch (const nlohmann::json::exception&) {
     return make_error(std::string("field '") + field + "' is missing or has the wrong type");
   }

@@ -4,8 +4,7 @@
 // A record holds the workload key (and readable summary), the target, the hardware
 // fingerprint, the candidate (sketch id and schedule steps), every repeat's cost in seconds,
 // the error class and message, compile time, a timestamp, the format version and the source
-// that proposed it (optional: records written before it was added read as ""), and the machine's
-// drift its costs were scaled by (optional, 1 when absent: env::TaskOptions::drift_check). The writer
+// that proposed it (optional: records written before it was added read as ""). The writer
 // appends each record as a single write() of one line, so a killed run loses at most the line
 // being written; the reader reports a corrupt or half-written line by file and line number,
 // skips it and loads the rest. Lines of a newer format version are skipped with a warning.
@@ -47,10 +46,6 @@ struct MeasureRecord {
   std::string timestamp;         // ISO 8601, UTC
   std::string source;            // who proposed it ("climb", "evolved", an agent's name); may be empty
   std::string measured_by;       // the MPI rank that measured it (mpi/); empty: the process that wrote it
-  // How much slower the machine ran its task's best when these costs were timed than when that
-  // best's own costs were: `costs` are the timings divided by it, on the speed of the task's
-  // earlier records (env::TaskOptions::drift_check); the raw timings are costs x drift. 1: none.
-  double drift = 1.0;
 
   double median_cost() const;    // 0 when there are no costs
   bool timed_cold() const;       // target ends with kColdConstantsSuffix
