@@ -261,10 +261,29 @@ bool is_straight_line(const Stmt& s) {
   return true;
 }
 
+// The floats in one vector register of a target with these features ("+avx2,+fma,...").
+unsigned register_floats(const std::string& features) {
+  auto has = [&](const std::string& name) {
+    const std::string token = "+" + name;
+    for (size_t at = features.find(token); at != std::string::npos; at = features.find(token, at + 1)) {
+      const size_t end = at + token.size();
+      if (end == features.size() || features[end] == ',') return true;
+    }
+    return false;
+  };
+  return has("avx512f") ? 16 : has("avx") ? 8 : 4;
+}
+
 }  // namespace
 
 void Emitter::emit_vectorized(const StmtNode& loop) {
-  if (vec_.var != nullptr || loop.extent < 2 || !is_straight_line(loop.body)) {
+  // One register and one lane (9 floats on AVX2): LLVM widens the vector to two registers and
+  // splits it, and after LICM has hoisted the masks of a padded read, LLVM 19's X86 instruction
+  // selection puts a wrong value in the ninth lane (a 3x3 conv's row tile on a Zen 3). Widths
+  // 10-15, 17, 18, 25, 28 and 33 came out right there (jit_odd_width_test.cc). Such a loop
+  // stays scalar, for LLVM's loop vectorizer to take in whole registers.
+  const bool splits_oddly = loop.extent == register_floats(features_) + 1;
+  if (vec_.var != nullptr || loop.extent < 2 || splits_oddly || !is_straight_line(loop.body)) {
     // Inner loops or guards under the vector loop: a scalar loop the LLVM vectorizer may take.
     emit_serial_loop(loop, b_.getInt64(0), b_.getInt64(loop.extent), true);
     return;
