@@ -6,7 +6,7 @@
 // sketch and layouts, and a last line with the geometric mean of the ratios.
 // TESSERA_CONVS=name,... narrows the list; TESSERA_CONV_LAYOUT=nhwc runs every conv channels-last
 // (NHWC activations, HWIO weights), the layout a network tuned end to end computes in. conv_probe
-// times one given schedule of one suite conv.
+// times one given schedule of one suite conv (or of TESSERA_PROBE_CONV's).
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
@@ -14,6 +14,7 @@
 
 #include "bench/cases.h"
 #include "experiments/config.h"
+#include "runtime/default_schedule.h"
 #include "runtime/kernel.h"
 #include "schedule/lower.h"
 #include "schedule/sketch.h"
@@ -71,6 +72,23 @@ Result<std::vector<NamedConv>> suite_convs() {
   convs.push_back({"resnet50_conv3_3x3_s2", stride2});
   convs.push_back({"resnext_grouped_3x3_g32", grouped});
   convs.push_back({"resnet50_conv5_1x1_k2048", wide_1x1});
+  // TESSERA_PROBE_CONV=c,k,h,w,r,s,stride,pad[,groups]: one more conv named "probe" (a network's
+  // layer the suite lacks, for conv_probe).
+  if (const char* probe = std::getenv("TESSERA_PROBE_CONV")) {
+    std::vector<int64_t> v;
+    for (const char* p = probe; *p;) {
+      char* end = nullptr;
+      v.push_back(std::strtoll(p, &end, 10));
+      if (end == p) return make_error("TESSERA_PROBE_CONV: expected c,k,h,w,r,s,stride,pad[,groups], got " + std::string(probe));
+      p = *end == ',' ? end + 1 : end;
+    }
+    if (v.size() != 8 && v.size() != 9) return make_error("TESSERA_PROBE_CONV: expected 8 or 9 numbers, got " + std::string(probe));
+    schedule::Conv2dParams extra{1, v[0], v[2], v[3], v[1], v[4], v[5]};
+    extra.stride_h = extra.stride_w = v[6];
+    extra.pad_h = extra.pad_w = v[7];
+    extra.groups = v.size() == 9 ? v[8] : 1;
+    convs.push_back({"probe", extra});
+  }
   for (NamedConv& conv : convs) conv.params.layout = suite_layout();
   return convs;
 }
@@ -124,7 +142,8 @@ nlohmann::json run_conv_suite(int trials) {
 }
 
 // TESSERA_CONVS=name (one suite conv), TESSERA_PROBE_SKETCH=id, TESSERA_PROBE_KNOBS={"knob":
-// [factors], ...} as records write them: that one schedule compiled, checked and timed against
+// [factors], ...} as records write them, or "default" for the default rule's (runtime/
+// default_schedule.h): that one schedule compiled, checked and timed against
 // oneDNN. TESSERA_PROBE_IR=1 prints its loop nest to stderr; TESSERA_PROBE_OBJECT=FILE writes
 // its object code (for objdump -d). TESSERA_PROBE_PRINT_STEPS=1 prints the schedule's steps as
 // JSON to stderr; TESSERA_PROBE_STEPS=[steps] times that step list instead (a hand edit of the
@@ -144,7 +163,14 @@ nlohmann::json run_conv_probe() {
     if (!dag) return error_json(dag.error().message);
     for (const schedule::Sketch& sketch : schedule::generate_sketches(*dag)) {
       if (sketch.id != sketch_id) continue;
-      auto values = sketch.knobs.from_json(nlohmann::json::parse(knobs));
+      nlohmann::json knob_json = nlohmann::json::parse(knobs, nullptr, /*allow_exceptions=*/false);
+      if (std::string(knobs) == "default") {
+        for (const runtime::ScheduleChoice& choice : runtime::default_schedules(*dag)) {
+          if (choice.sketch == sketch.id) knob_json = choice.knobs;
+        }
+      }
+      if (knob_json.is_discarded()) return error_json("TESSERA_PROBE_KNOBS is neither JSON nor \"default\"");
+      auto values = sketch.knobs.from_json(knob_json);
       if (!values) return error_json(values.error().message);
       std::vector<schedule::Step> steps = sketch.steps(*values);
       if (std::getenv("TESSERA_PROBE_PRINT_STEPS")) std::fprintf(stderr, "%s\n", schedule::steps_to_json(steps).dump().c_str());
@@ -170,7 +196,7 @@ nlohmann::json run_conv_probe() {
       nlohmann::json line = compare_with_onednn(conv.params, *dag, *compiled, 1);
       line["conv"] = conv.name;
       line["sketch"] = sketch.id;
-      line["knobs"] = nlohmann::json::parse(knobs);
+      line["knobs"] = knob_json;
       if (std::getenv("TESSERA_PROBE_STEPS")) line["steps_given"] = true;  // not the sketch's own
       return line;
     }

@@ -12,6 +12,7 @@
 #include <functional>
 #include <limits>
 
+#include "runtime/fingerprint.h"
 #include "schedule/sketch.h"
 
 namespace tessera::runtime {
@@ -20,8 +21,8 @@ namespace {
 using schedule::Knob;
 using schedule::KnobKind;
 
-constexpr int64_t kVectorLanes = 16;      // AVX-512 floats
-constexpr int64_t kRegisterRows = 8;      // rows of the accumulator block beside the vector axis
+constexpr int64_t kVectorLanes = 16;          // the widest vector of a register block (AVX-512 floats)
+constexpr int64_t kAccumulatorRegisters = 8;  // vector registers of a register block's accumulators
 constexpr int64_t kReduceUnroll = 16;     // reduction steps unrolled around the block
 constexpr int64_t kParallelChunks = 16;   // outer parallel iterations wanted (threads x slack)
 constexpr int64_t kPackedReductionSteps = 128;  // from here on the packed sketch comes first
@@ -152,7 +153,46 @@ bool is_tile_group_knob(const Knob& k, size_t parts) {
          !ends_with(k.name, ".rf");
 }
 
-schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule::KnobSpace& space) {
+// A tiled stage's register block: its spatial tile knobs' values (knobs [begin, end), the
+// vector axis's last), their outer extents, and the vector registers its accumulators take.
+struct Block {
+  std::vector<int> values;
+  std::vector<int64_t> outer;
+  int64_t registers = 0;
+};
+
+// The block with a vector of the largest divisor of its extent up to `lanes_limit` lanes, then
+// rows along the axes in `rows` (positions in the run) while the accumulators fit in
+// kAccumulatorRegisters registers of `register_floats` lanes. The lanes and rows are read back
+// from the values the knobs can take.
+Block register_block(const std::vector<Knob>& knobs, size_t begin, size_t end, const std::vector<size_t>& rows,
+                     int64_t lanes_limit, int register_floats) {
+  Block b;
+  const size_t axes = end - begin;
+  b.values.assign(axes, 0);
+  b.outer.assign(axes, 1);
+  auto place = [&](size_t a, int64_t inner) {
+    const Knob& knob = knobs[begin + a];
+    const int64_t extent = product(knob.domain[0]);
+    b.values[a] = nearest(knob, {extent / inner, 1, 1, inner});
+    const std::vector<int64_t>& chosen = knob.domain[static_cast<size_t>(b.values[a])];
+    b.outer[a] = chosen[0];
+    return chosen.back();
+  };
+  const int64_t lanes = place(axes - 1, divisor_up_to(product(knobs[end - 1].domain[0]), lanes_limit));
+  const int64_t per_row = (lanes + register_floats - 1) / register_floats;
+  int64_t budget = std::max<int64_t>(1, kAccumulatorRegisters / per_row), used = 1;
+  for (size_t a : rows) {
+    const int64_t inner = place(a, divisor_up_to(product(knobs[begin + a].domain[0]), budget));
+    budget = std::max<int64_t>(1, budget / inner);
+    used *= inner;
+  }
+  b.registers = used * per_row;
+  return b;
+}
+
+schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule::KnobSpace& space,
+                                 int register_floats) {
   const auto& knobs = space.knobs();
   schedule::KnobValues values(knobs.size(), 0);
   std::vector<int64_t> level0;  // the last tiled stage's outer extents, for its parallel knob
@@ -165,22 +205,19 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
       size_t end = i;
       while (end < knobs.size() && is_tile_group_knob(knobs[end], parts)) ++end;
       if (parts == 4) {
-        // Spatial axes: vector lanes innermost, then up to kRegisterRows rows, outward.
+        // Spatial axes: the vector axis innermost, then rows along the others, outward. The
+        // vector takes up to 16 lanes, or one register where that fills more of the block.
         tiled = true;
-        level0.assign(end - i, 1);
-        int64_t budget = kRegisterRows;
-        std::vector<size_t> order = {end - 1 - i};
         std::vector<std::string> run;
         for (size_t k = i; k < end; ++k) run.push_back(knobs[k].name);
-        for (size_t a : row_order(dag, run)) order.push_back(a);
-        for (size_t a : order) {
-          const int64_t extent = product(knobs[i + a].domain[0]);
-          const int64_t inner = a + 1 == end - i ? divisor_up_to(extent, kVectorLanes)
-                                                 : divisor_up_to(extent, budget);
-          if (a + 1 != end - i) budget /= inner;
-          level0[a] = extent / inner;
-          values[i + a] = nearest(knobs[i + a], {extent / inner, 1, 1, inner});
+        const std::vector<size_t> rows = row_order(dag, run);
+        Block best;
+        for (int64_t limit : {kVectorLanes, std::min<int64_t>(kVectorLanes, register_floats)}) {
+          Block b = register_block(knobs, i, end, rows, limit, register_floats);
+          if (b.registers > best.registers) best = std::move(b);
         }
+        level0 = best.outer;
+        for (size_t a = 0; a < best.values.size(); ++a) values[i + a] = best.values[a];
       } else {
         // Reduction axes: the innermost ones unrolled around the block, up to kReduceUnroll.
         int64_t budget = kReduceUnroll;
@@ -225,6 +262,10 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
 }  // namespace
 
 std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag) {
+  return default_schedules(dag, vector_register_floats(host_fingerprint()));
+}
+
+std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag, int register_floats) {
   std::vector<ScheduleChoice> choices;
   // Sketches that pack a constant first when the reduction is long enough to pay for copying
   // the accumulator tile out across the vector (sketch_packed.cc): their micro-kernel reads
@@ -247,7 +288,7 @@ std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag) {
     });
   }
   for (const schedule::Sketch& sketch : sketches) {
-    const schedule::KnobValues values = rule_values(dag, sketch.knobs);
+    const schedule::KnobValues values = rule_values(dag, sketch.knobs, register_floats);
     if (!schedule::apply_candidate(dag, sketch, values)) continue;
     choices.push_back({sketch.id, sketch.knobs.to_json(values), sketch.steps(values)});
   }

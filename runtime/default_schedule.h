@@ -3,11 +3,13 @@
 //
 // The rule (default_schedule.cc) prefers a sketch that packs a constant at load (conv and
 // dense: the packed tiling of schedule/sketch_packed.cc) for reductions of 128 steps or more.
-// It gives a tiled reduction a register block: its vector axis (the innermost; a packed conv's
-// output channels) vectorized by 16 (or its largest divisor up to 16), up to 8 rows along the
-// axes the vector operand does not depend on (a packed conv's output pixels, a matmul's rows:
-// one vector load, many broadcasts), the reduction's innermost axes unrolled around the block,
-// and the outer tile loops parallel; other stages are vectorized by 16 or 8 where they divide
+// It gives a tiled reduction a register block of at most 8 vector registers of accumulators:
+// its vector axis (the innermost; a packed conv's output channels) vectorized by 16 (or its
+// largest divisor up to 16), then as many rows as fit along the axes the vector operand does not
+// depend on (a packed conv's output pixels, a matmul's rows: one vector load, many broadcasts):
+// 8 rows of one AVX-512 register, 4 rows of two AVX2 ones. Where the rows cannot fill the block
+// that way (a 7x7 map on AVX2), the vector shrinks to one register and the rows grow. The
+// reduction's innermost axes are unrolled around the block, and the outer tile loops parallel; other stages are vectorized by 16 or 8 where they divide
 // the extent (else its largest divisor up to 16) and parallel outside.
 // It is deterministic, so a network without records compiles to the same kernels every time.
 #pragma once
@@ -30,6 +32,9 @@ struct ScheduleChoice {
 
 // Default schedules in order of preference: the rule's candidate of each sketch that applies
 // (first sketch first), then the unscheduled lowering (no steps), which always applies.
+// The rule sizes register blocks for this machine's vector registers; the second form for
+// registers of `register_floats` float32 lanes (8 on AVX2, 16 on AVX-512).
 std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag);
+std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag, int register_floats);
 
 }  // namespace tessera::runtime

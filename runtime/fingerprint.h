@@ -23,6 +23,10 @@ struct HardwareFingerprint {
 // This machine's fingerprint (computed once).
 const HardwareFingerprint& host_fingerprint();
 
+// The float32 lanes of one vector register on a machine with these ISA flags: 16 with AVX-512,
+// 8 with AVX, else 4.
+int vector_register_floats(const HardwareFingerprint& fingerprint);
+
 nlohmann::json to_json(const HardwareFingerprint& fingerprint);
 HardwareFingerprint fingerprint_from_json(const nlohmann::json& json);
 

@@ -70,7 +70,7 @@ llvm::Value* Emitter::address(llvm::Type* elem, llvm::Value* base, const Expr& i
       constants.emplace_back(v, Expr(c->getSExtValue()));
     }
   }
-  if (vec_.var) constants.emplace_back(vec_.var, Expr(int64_t{0}));
+  if (vec_.var) constants.emplace_back(vec_.var, Expr(vec_.first));
   Expr flat = schedule::simplify(schedule::substitute(index, constants));
   int64_t offset = 0;
   if (flat->kind == ExprKind::kAdd && schedule::is_const_int(flat->operands[1], &offset)) {
@@ -95,7 +95,7 @@ llvm::Value* Emitter::emit(const Expr& e, llvm::Value* mask) {
     case ExprKind::kVar: {
       if (e.get() != vec_.var) return lookup_var(e.get());
       std::vector<llvm::Constant*> lanes;
-      for (unsigned i = 0; i < vec_.lanes; ++i) lanes.push_back(b_.getInt64(i));
+      for (unsigned i = 0; i < vec_.lanes; ++i) lanes.push_back(b_.getInt64(vec_.first + i));
       return llvm::ConstantVector::get(lanes);
     }
     case ExprKind::kLoad: return emit_load(e, mask);
@@ -182,10 +182,10 @@ llvm::Value* Emitter::load_strided(llvm::Type* elem, llvm::Value* base, const Ex
 // span more than a vector.
 llvm::Value* Emitter::load_window(llvm::Type* elem, llvm::Value* base, const Expr& index, llvm::Value* mask) {
   const unsigned lanes = vec_.lanes;
-  const Expr first = schedule::simplify(schedule::substitute(index, {{vec_.var, Expr(int64_t{0})}}));
+  const Expr first = schedule::simplify(schedule::substitute(index, {{vec_.var, Expr(vec_.first)}}));
   std::vector<int64_t> offsets;
   for (unsigned i = 0; i < lanes; ++i) {
-    const Expr lane = schedule::substitute(index, {{vec_.var, Expr(static_cast<int64_t>(i))}});
+    const Expr lane = schedule::substitute(index, {{vec_.var, Expr(vec_.first + static_cast<int64_t>(i))}});
     int64_t offset = 0;
     if (!schedule::is_const_int(schedule::simplify(lane - first), &offset)) return nullptr;
     offsets.push_back(offset);

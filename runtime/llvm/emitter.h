@@ -1,9 +1,10 @@
 // Emitter: the state of LoopNest -> LLVM IR translation (private to runtime/llvm/).
 //
 // Statements (emit_stmt.cc) build loops, outlined parallel regions and allocations;
-// expressions (emit_expr.cc) produce scalar or vector values. Inside a vectorized loop the
-// loop variable is the vector <0, 1, ..., lanes-1> and any value that depends on it is a
-// vector; everything else stays scalar and is broadcast where it meets a vector.
+// expressions (emit_expr.cc) produce scalar or vector values. A vectorized loop is emitted as
+// chunks of power-of-two widths; inside one the loop variable is the vector <first, first + 1,
+// ..., first + lanes - 1> and any value that depends on it is a vector; everything else stays
+// scalar and is broadcast where it meets a vector.
 #pragma once
 
 #include <string>
@@ -32,7 +33,8 @@ class Emitter {
   };
   struct VectorLoop {
     const schedule::ExprNode* var = nullptr;
-    unsigned lanes = 0;
+    unsigned lanes = 0;   // a power of two
+    int64_t first = 0;    // the loop variable's value in lane 0
   };
 
   // Test-only faults (kernel.h), before or after the body call.

@@ -67,6 +67,17 @@ const HardwareFingerprint& host_fingerprint() {
   return fingerprint;
 }
 
+int vector_register_floats(const HardwareFingerprint& f) {
+  auto has = [&](const std::string& flag) {
+    for (size_t at = f.isa_flags.find(flag); at != std::string::npos; at = f.isa_flags.find(flag, at + 1)) {
+      const size_t end = at + flag.size();
+      if ((at == 0 || f.isa_flags[at - 1] == ' ') && (end == f.isa_flags.size() || f.isa_flags[end] == ' ')) return true;
+    }
+    return false;
+  };
+  return has("avx512f") ? 16 : has("avx") ? 8 : 4;
+}
+
 nlohmann::json to_json(const HardwareFingerprint& f) {
   nlohmann::json j = {{"cpu_model", f.cpu_model}, {"llvm_cpu", f.llvm_cpu}, {"isa_flags", f.isa_flags},
                       {"cores", f.cores},         {"llvm_version", f.llvm_version}, {"id", f.id()}};
