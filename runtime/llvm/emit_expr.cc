@@ -122,11 +122,6 @@ llvm::Value* Emitter::emit_load(const Expr& e, llvm::Value* mask) {
     return b_.CreateAlignedLoad(elem, address(elem, base, index), llvm::Align(4));
   }
   auto* zero = llvm::Constant::getNullValue(llvm::VectorType::get(elem, vec_.lanes, false));
-  const bool pow2 = (vec_.lanes & (vec_.lanes - 1)) == 0;  // odd widths keep the gather (SIGILL seen)
-  if (!varies(index) && !pow2) {
-    llvm::Value* address = b_.CreateInBoundsGEP(elem, base, emit(index));
-    return b_.CreateMaskedGather(zero->getType(), broadcast(address), llvm::Align(4), mask, zero);
-  }
   if (!varies(index)) {
     // One element for every lane: read it once, from the element itself when some lane is
     // active (it is in bounds then) and from the first otherwise (masked off lanes may point
@@ -142,9 +137,9 @@ llvm::Value* Emitter::emit_load(const Expr& e, llvm::Value* mask) {
     if (!mask) return b_.CreateAlignedLoad(zero->getType(), first, llvm::Align(4));
     return b_.CreateMaskedLoad(zero->getType(), first, llvm::Align(4), mask, zero);
   }
-  if (pow2 && linear && stride >= 2 && stride <= kMaxDeinterleavedStride) return load_strided(elem, base, index, stride, mask);
+  if (linear && stride >= 2 && stride <= kMaxDeinterleavedStride) return load_strided(elem, base, index, stride, mask);
   if (linear && !mask && llvm::isa<llvm::AllocaInst>(base)) return load_lanes(elem, base, index, stride);
-  if (pow2 && !linear) {
+  if (!linear) {
     if (llvm::Value* permuted = load_window(elem, base, index, mask)) return permuted;
   }
   llvm::Value* addresses = b_.CreateInBoundsGEP(elem, base, emit(index));
@@ -253,9 +248,10 @@ llvm::Value* Emitter::emit_select(const Expr& e, llvm::Value* mask) {
     return b_.CreateSelect(cond, t, f);
   }
   bool vector = varies(o[1]) || varies(o[2]) || mask != nullptr;
-  if (lazy && vector && (vec_.lanes & (vec_.lanes - 1)) == 0) {
+  if (lazy && vector) {
     // A scalar condition guarding a vector read: a uniform lane mask (a masked load), no
-    // branch; power-of-two widths only (at 19 or 37 lanes the fuzzer's kernels died of SIGILL).
+    // branch (vector widths are powers of two, emit_stmt.cc; at 19 or 37 lanes the fuzzer's
+    // kernels died of SIGILL).
     llvm::Value* lanes = broadcast(cond);
     llvm::Value* not_lanes = b_.CreateNot(lanes);
     llvm::Value* t = broadcast(emit(o[1], mask ? b_.CreateAnd(mask, lanes) : lanes));
