@@ -23,8 +23,8 @@ using schedule::KnobKind;
 
 constexpr int64_t kVectorLanes = 16;          // the widest vector of a register block (AVX-512 floats)
 constexpr int64_t kAccumulatorRegisters = 8;  // vector registers of a register block's accumulators
-constexpr int64_t kReduceUnroll = 16;     // reduction steps unrolled around the block
-constexpr int64_t kParallelChunks = 16;   // outer parallel iterations wanted (threads x slack)
+constexpr int64_t kReduceUnroll = 16;         // reduction steps unrolled around the block
+constexpr int64_t kParallelChunks = 16;       // outer parallel iterations wanted (threads x slack)
 constexpr int64_t kPackedReductionSteps = 128;  // from here on the packed sketch comes first
 
 // The most reduction steps any stage takes per output element.
@@ -69,8 +69,9 @@ int64_t divisor_up_to(int64_t extent, int64_t limit) {
 
 // The lanes of a simple (or rfactor) stage's vector: 16 or 8 where they divide the extent, else
 // its largest divisor up to 16. Whole power-of-two vectors matter for strided reads: the emitter
-// deinterleaves those from one contiguous read and gathers odd widths lane by lane (ResNet-50's
-// max pool, 56 outputs wide at stride 2, took 0.78 ms at 14 lanes).
+// deinterleaves each from one contiguous read, and splits an odd width into narrower chunks
+// (emit_stmt.cc). ResNet-50's max pool, 56 outputs wide at stride 2, took 0.78 ms at 14 lanes
+// when odd widths were still gathered lane by lane.
 int64_t simple_lanes(int64_t extent) {
   for (int64_t lanes : {kVectorLanes, kVectorLanes / 2}) {
     if (extent % lanes == 0) return lanes;
