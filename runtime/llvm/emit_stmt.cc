@@ -270,9 +270,9 @@ void Emitter::emit_vectorized(const StmtNode& loop) {
     return;
   }
   // Chunks of power-of-two widths, widest first (24 lanes: 16 + 8; 9: 8 + one scalar step).
-  // LLVM legalizes an odd-width vector by widening it, and on AVX2 then builds a broadcast
-  // operand of 12 or 24 lanes element by element and reads it through gathers: MobileNetV2's
-  // 96->24 1x1 conv took 4.1 ms at 12 lanes against 0.34 ms at 8 (Zen 3, bench/NOTES.md). A
+  // At odd widths the broadcast operands were read as gathers, which AVX2 code expands lane by
+  // lane, and LLVM widened and split the accumulators: MobileNetV2's 96->24 1x1 conv took 4.1 ms
+  // at 12 lanes against 0.34 ms at 8 (Zen 3, bench/NOTES.md). A
   // 9-lane vector also met a wrong-code fault of LLVM 19's X86 instruction selection on AVX2
   // (a padded read's hoisted masks, jit_odd_width_test.cc). Chunks keep every vector legal.
   for (int64_t at = 0; at < loop.extent;) {
