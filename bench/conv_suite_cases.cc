@@ -168,6 +168,7 @@ nlohmann::json run_conv_probe() {
         for (const runtime::ScheduleChoice& choice : runtime::default_schedules(*dag)) {
           if (choice.sketch == sketch.id) knob_json = choice.knobs;
         }
+        if (knob_json.is_discarded()) return error_json(std::string("the default rule gives sketch ") + sketch_id + " no candidate");
       }
       if (knob_json.is_discarded()) return error_json("TESSERA_PROBE_KNOBS is neither JSON nor \"default\"");
       auto values = sketch.knobs.from_json(knob_json);
