@@ -237,6 +237,10 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
       const int64_t extent = product(k.domain[0]);
       const int64_t lanes = simple_lanes(extent);
       values[i] = nearest(k, {extent / lanes, lanes});
+    } else if (k.kind == KnobKind::kChoice && ends_with(k.name, ".vector")) {
+      values[i] = choice_index(k, kVectorLanes);  // the row sketch's vector (sketch_rows.cc)
+    } else if (k.kind == KnobKind::kChoice && ends_with(k.name, ".accumulate")) {
+      values[i] = choice_index(k, register_floats);  // ...and its partial sums: one register
     } else if (k.kind == KnobKind::kParallel) {
       if (tiled) {
         // Fuse as few outer loops as give kParallelChunks iterations to share.
@@ -288,6 +292,12 @@ std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag, i
       return s.id.find(":packed") != std::string::npos;
     });
   }
+  // A row-wise op (softmax, layer norm) runs best as rows (sketch_rows.cc): each row's
+  // intermediates computed once, its reductions as vector partial sums. The per-stage sketches
+  // before it vectorize a reduction across rows, one strided lane per row: BERT's softmax
+  // (1536 rows of 128) took 0.63 ms that way on an AVX2 Zen 3, against 0.21 ms as rows.
+  std::stable_partition(sketches.begin(), sketches.end(),
+                        [](const schedule::Sketch& s) { return ends_with(s.id, ":rows"); });
   for (const schedule::Sketch& sketch : sketches) {
     const schedule::KnobValues values = rule_values(dag, sketch.knobs, register_floats);
     if (!schedule::apply_candidate(dag, sketch, values)) continue;
