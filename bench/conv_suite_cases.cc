@@ -14,7 +14,6 @@
 
 #include "bench/cases.h"
 #include "experiments/config.h"
-#include "runtime/default_schedule.h"
 #include "runtime/kernel.h"
 #include "schedule/lower.h"
 #include "schedule/sketch.h"
@@ -163,15 +162,9 @@ nlohmann::json run_conv_probe() {
     if (!dag) return error_json(dag.error().message);
     for (const schedule::Sketch& sketch : schedule::generate_sketches(*dag)) {
       if (sketch.id != sketch_id) continue;
-      nlohmann::json knob_json = nlohmann::json::parse(knobs, nullptr, /*allow_exceptions=*/false);
-      if (std::string(knobs) == "default") {
-        for (const runtime::ScheduleChoice& choice : runtime::default_schedules(*dag)) {
-          if (choice.sketch == sketch.id) knob_json = choice.knobs;
-        }
-        if (knob_json.is_discarded()) return error_json(std::string("the default rule gives sketch ") + sketch_id + " no candidate");
-      }
-      if (knob_json.is_discarded()) return error_json("TESSERA_PROBE_KNOBS is neither JSON nor \"default\"");
-      auto values = sketch.knobs.from_json(knob_json);
+      auto knob_json = probe_knobs(*dag, sketch, knobs);
+      if (!knob_json) return error_json("TESSERA_PROBE_KNOBS: " + knob_json.error().message);
+      auto values = sketch.knobs.from_json(*knob_json);
       if (!values) return error_json(values.error().message);
       std::vector<schedule::Step> steps = sketch.steps(*values);
       if (std::getenv("TESSERA_PROBE_PRINT_STEPS")) std::fprintf(stderr, "%s\n", schedule::steps_to_json(steps).dump().c_str());
@@ -197,11 +190,13 @@ nlohmann::json run_conv_probe() {
       nlohmann::json line = compare_with_onednn(conv.params, *dag, *compiled, 1);
       line["conv"] = conv.name;
       line["sketch"] = sketch.id;
-      line["knobs"] = knob_json;
+      line["knobs"] = *knob_json;
       if (std::getenv("TESSERA_PROBE_STEPS")) line["steps_given"] = true;  // not the sketch's own
       return line;
     }
-    return error_json(std::string("no sketch ") + sketch_id + " for " + conv.name);
+    std::string ids;
+    for (const schedule::Sketch& sketch : schedule::generate_sketches(*dag)) ids += " " + sketch.id;
+    return error_json(std::string("no sketch ") + sketch_id + " for " + conv.name + " (it has:" + ids + ")");
   }
   return error_json(std::string("no suite conv ") + only);
 }

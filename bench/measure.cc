@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "runtime/check.h"
+#include "runtime/default_schedule.h"
 #include "runtime/timing.h"
 #include "schedule/lower.h"
 #include "schedule/state.h"
@@ -11,6 +12,19 @@
 namespace tessera::bench {
 
 nlohmann::json error_json(const std::string& message) { return {{"error", message}}; }
+
+Result<nlohmann::json> probe_knobs(const schedule::ComputeDAG& dag, const schedule::Sketch& sketch,
+                                   const std::string& text) {
+  if (text == "default") {
+    for (const runtime::ScheduleChoice& choice : runtime::default_schedules(dag)) {
+      if (choice.sketch == sketch.id) return choice.knobs;
+    }
+    return make_error("the default rule gives sketch " + sketch.id + " no candidate");
+  }
+  nlohmann::json knobs = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (knobs.is_discarded()) return make_error("the probe's knobs are neither JSON nor \"default\": " + text);
+  return knobs;
+}
 
 Result<CompiledSchedule> compile_and_check(const schedule::ComputeDAG& dag,
                                            const std::vector<schedule::Step>& steps,

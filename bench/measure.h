@@ -12,6 +12,7 @@
 #include "runtime/kernel.h"
 #include "runtime/timing.h"
 #include "schedule/compute_dag.h"
+#include "schedule/sketch.h"
 #include "schedule/steps.h"
 
 namespace tessera::bench {
@@ -46,6 +47,11 @@ Medians time_alternately(const std::function<void()>& tessera, const std::functi
 // inputs: checks that both agree, then the result line of time_alternately.
 nlohmann::json compare_with_openblas(const schedule::ComputeDAG& dag, int64_t n,
                                      const CompiledSchedule& compiled);
+
+// A probe's knobs for `sketch` of `dag`: `text` parsed as JSON, or, when it is "default", the
+// default rule's values for that sketch (runtime/default_schedule.h); an error says which.
+Result<nlohmann::json> probe_knobs(const schedule::ComputeDAG& dag, const schedule::Sketch& sketch,
+                                   const std::string& text);
 
 // The standard result line: tessera_gflops, baseline, baseline_gflops, ratio, compile_ms.
 nlohmann::json result_json(double flops, const Medians& medians, const std::string& baseline,

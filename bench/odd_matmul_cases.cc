@@ -118,13 +118,15 @@ nlohmann::json run_odd_matmul_probe() {
   const char* knobs = std::getenv("TESSERA_PROBE_KNOBS");
   GemmShape s{};
   if (!shape || !sketch_id || !knobs || std::sscanf(shape, "%ld,%ld,%ld", &s.m, &s.n, &s.k) != 3) {
-    return error_json("set TESSERA_PROBE_SHAPE=m,n,k, TESSERA_PROBE_SKETCH=id and TESSERA_PROBE_KNOBS={json}");
+    return error_json("set TESSERA_PROBE_SHAPE=m,n,k, TESSERA_PROBE_SKETCH=id and TESSERA_PROBE_KNOBS={json} or default");
   }
   auto dag = schedule::matmul(s.m, s.n, s.k);
   if (!dag) return error_json(dag.error().message);
   for (const schedule::Sketch& sketch : schedule::generate_sketches(*dag)) {
     if (sketch.id != sketch_id) continue;
-    auto values = sketch.knobs.from_json(nlohmann::json::parse(knobs));
+    auto knob_json = probe_knobs(*dag, sketch, knobs);
+    if (!knob_json) return error_json("TESSERA_PROBE_KNOBS: " + knob_json.error().message);
+    auto values = sketch.knobs.from_json(*knob_json);
     if (!values) return error_json(values.error().message);
     const char* object_path = std::getenv("TESSERA_PROBE_OBJECT");
     if (std::getenv("TESSERA_PROBE_IR") || object_path) {
@@ -145,10 +147,12 @@ nlohmann::json run_odd_matmul_probe() {
     if (!compiled) return error_json(compiled.error().message);
     nlohmann::json line = compare(*dag, s, *compiled, false);
     line["sketch"] = sketch.id;
-    line["knobs"] = nlohmann::json::parse(knobs);
+    line["knobs"] = *knob_json;
     return line;
   }
-  return error_json(std::string("no sketch ") + sketch_id);
+  std::string ids;
+  for (const schedule::Sketch& sketch : schedule::generate_sketches(*dag)) ids += " " + sketch.id;
+  return error_json(std::string("no sketch ") + sketch_id + " (it has:" + ids + ")");
 }
 
 nlohmann::json run_fused_epilogue(int trials) {

@@ -4,7 +4,7 @@
 //
 //   node bench/baselines/ort_run.js --model M.onnx --threads N
 //        [--input IN.bin | --seed S --write-input IN.bin] [--output OUT.bin]
-//        [--runs 20] [--warmup 3] [--min-seconds 1]
+//        [--runs 20] [--warmup 3] [--min-seconds 1] [--profile NODES.json]
 //
 // --input reads the model's one input as raw little-endian float32 (shape from the model);
 // without it the input is drawn from a seeded normal distribution and, with --write-input,
@@ -12,6 +12,12 @@
 // runs (and keeps going, up to 500, until --min-seconds have passed) and prints one JSON line
 //   {"ms": median, "runs": n, "threads": N, "min_ms": ..., "max_ms": ..., "ort": "1.30.0"}
 // --output writes the first output as raw little-endian float32.
+// --profile writes where ORT's time goes, per node, to NODES.json: after the timed runs, a
+// second session with ORT's profiler on runs --runs more inferences, and each node's median
+// kernel time over them is listed, slowest first, as {"node", "op", "input_shapes",
+// "output_shapes", "median_us", "share"} (share: of the summed node medians). The profiled
+// session is separate so that profiling never slows the timed runs. Compare with the per-task
+// table of `tessera run MODEL.onnx --threads 1` to find the kernels that hold a network back.
 // onnxruntime-node is looked up in build/bench_node/ (scripts/setup_bench.sh installs it
 // there) or TESSERA_BENCH_NODE.
 'use strict';
@@ -23,7 +29,7 @@ function usage(msg) {
   if (msg) process.stderr.write(`ort_run: ${msg}\n`);
   process.stderr.write('usage: ort_run.js --model M.onnx --threads N [--input IN.bin | ' +
                        '--seed S --write-input IN.bin] [--output OUT.bin] [--runs R] ' +
-                       '[--warmup W] [--min-seconds S]\n');
+                       '[--warmup W] [--min-seconds S] [--profile NODES.json]\n');
   process.exit(2);
 }
 
@@ -31,7 +37,8 @@ function parseArgs(argv) {
   const a = { threads: 1, runs: 20, warmup: 3, minSeconds: 1, seed: 0 };
   const names = { '--model': 'model', '--threads': 'threads', '--input': 'input',
                   '--write-input': 'writeInput', '--output': 'output', '--runs': 'runs',
-                  '--warmup': 'warmup', '--min-seconds': 'minSeconds', '--seed': 'seed' };
+                  '--warmup': 'warmup', '--min-seconds': 'minSeconds', '--seed': 'seed',
+                  '--profile': 'profile' };
   for (let i = 0; i < argv.length; i += 2) {
     const key = names[argv[i]];
     if (!key || i + 1 >= argv.length) usage(`bad argument ${argv[i]}`);
@@ -82,16 +89,53 @@ function median(xs) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-async function main() {
-  const a = parseArgs(process.argv.slice(2));
-  const ort = loadOrt();
-  const session = await ort.InferenceSession.create(a.model, {
+function sessionOptions(a, profilePrefix) {
+  const options = {
     executionProviders: ['cpu'],
     intraOpNumThreads: a.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
-  });
+  };
+  if (profilePrefix) Object.assign(options, { enableProfiling: true, profileFilePrefix: profilePrefix });
+  return options;
+}
+
+// Runs `runs` profiled inferences in a session of its own and writes each node's median
+// kernel time (ORT's "Node" events named *_kernel_time) to `outPath`.
+async function profileNodes(ort, a, feeds, outPath) {
+  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'ort_profile_'));
+  const session = await ort.InferenceSession.create(a.model, sessionOptions(a, path.join(dir, 'ort')));
+  for (let i = 0; i < a.warmup + a.runs; ++i) await session.run(feeds);
+  session.endProfiling();
+  await session.release();
+  const traces = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));
+  if (traces.length !== 1) throw new Error(`--profile: expected one ORT trace in ${dir}, found ${traces.length}`);
+  const events = JSON.parse(fs.readFileSync(path.join(dir, traces[0]), 'utf8'));
+  fs.rmSync(dir, { recursive: true, force: true });
+  const byNode = new Map();
+  for (const e of events) {
+    if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time')) continue;
+    const node = e.name.slice(0, -'_kernel_time'.length);
+    if (!byNode.has(node)) {
+      const shapes = (list) => (list || []).map((t) => Object.values(t)[0]);
+      byNode.set(node, { node, op: e.args.op_name, input_shapes: shapes(e.args.input_type_shape),
+                         output_shapes: shapes(e.args.output_type_shape), times: [] });
+    }
+    byNode.get(node).times.push(e.dur);
+  }
+  // The first warm-up runs are in the trace too: keep each node's last `runs` calls.
+  const nodes = [...byNode.values()].map(({ times, ...n }) => ({ ...n, median_us: median(times.slice(-a.runs)) }));
+  const total = nodes.reduce((s, n) => s + n.median_us, 0);
+  for (const n of nodes) n.share = total > 0 ? Math.round((n.median_us / total) * 10000) / 10000 : 0;
+  nodes.sort((x, y) => y.median_us - x.median_us);
+  fs.writeFileSync(outPath, JSON.stringify(nodes, null, 1) + '\n');
+}
+
+async function main() {
+  const a = parseArgs(process.argv.slice(2));
+  const ort = loadOrt();
+  const session = await ort.InferenceSession.create(a.model, sessionOptions(a, null));
   if (session.inputNames.length !== 1) {
     throw new Error(`${a.model} has ${session.inputNames.length} inputs; one is supported`);
   }
@@ -148,6 +192,7 @@ async function main() {
                                min_ms: round(Math.min(...times)),
                                max_ms: round(Math.max(...times)), ort: version }));
   await session.release();
+  if (a.profile) await profileNodes(ort, a, feeds, a.profile);
 }
 
 main().catch((e) => {
