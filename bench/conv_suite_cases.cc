@@ -194,9 +194,7 @@ nlohmann::json run_conv_probe() {
       if (std::getenv("TESSERA_PROBE_STEPS")) line["steps_given"] = true;  // not the sketch's own
       return line;
     }
-    std::string ids;
-    for (const schedule::Sketch& sketch : schedule::generate_sketches(*dag)) ids += " " + sketch.id;
-    return error_json(std::string("no sketch ") + sketch_id + " for " + conv.name + " (it has:" + ids + ")");
+    return no_sketch_json(*dag, sketch_id, conv.name);
   }
   return error_json(std::string("no suite conv ") + only);
 }

@@ -26,6 +26,12 @@ Result<nlohmann::json> probe_knobs(const schedule::ComputeDAG& dag, const schedu
   return knobs;
 }
 
+nlohmann::json no_sketch_json(const schedule::ComputeDAG& dag, const std::string& id, const std::string& what) {
+  std::string ids;
+  for (const schedule::Sketch& sketch : schedule::generate_sketches(dag)) ids += " " + sketch.id;
+  return error_json("no sketch " + id + " for " + what + " (it has:" + ids + ")");
+}
+
 Result<CompiledSchedule> compile_and_check(const schedule::ComputeDAG& dag,
                                            const std::vector<schedule::Step>& steps,
                                            int compiles) {

@@ -53,6 +53,9 @@ nlohmann::json compare_with_openblas(const schedule::ComputeDAG& dag, int64_t n,
 Result<nlohmann::json> probe_knobs(const schedule::ComputeDAG& dag, const schedule::Sketch& sketch,
                                    const std::string& text);
 
+// "no sketch ID for WHAT (it has: ...)": the error of a probe whose named sketch `dag` lacks.
+nlohmann::json no_sketch_json(const schedule::ComputeDAG& dag, const std::string& id, const std::string& what);
+
 // The standard result line: tessera_gflops, baseline, baseline_gflops, ratio, compile_ms.
 nlohmann::json result_json(double flops, const Medians& medians, const std::string& baseline,
                            const CompiledSchedule& compiled);

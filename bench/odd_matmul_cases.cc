@@ -150,9 +150,7 @@ nlohmann::json run_odd_matmul_probe() {
     line["knobs"] = *knob_json;
     return line;
   }
-  std::string ids;
-  for (const schedule::Sketch& sketch : schedule::generate_sketches(*dag)) ids += " " + sketch.id;
-  return error_json(std::string("no sketch ") + sketch_id + " (it has:" + ids + ")");
+  return no_sketch_json(*dag, sketch_id, dag->summary());
 }
 
 nlohmann::json run_fused_epilogue(int trials) {

@@ -10,7 +10,9 @@
 // 8 rows of one AVX-512 register, 4 rows of two AVX2 ones. Where the rows cannot fill the block
 // that way (a 7x7 map on AVX2), the vector shrinks to one register and the rows grow. The
 // reduction's innermost axes are unrolled around the block, and the outer tile loops parallel; other stages are vectorized by 16 or 8 where they divide
-// the extent (else its largest divisor up to 16) and parallel outside.
+// the extent (else its largest divisor up to 16) and parallel outside. A row-wise op (softmax,
+// layer norm) gets its row sketch first (schedule/sketch_rows.cc): a 16-lane vector along the
+// row and partial sums of one vector register.
 // It is deterministic, so a network without records compiles to the same kernels every time.
 #pragma once
 
