@@ -22,6 +22,7 @@
 // there) or TESSERA_BENCH_NODE.
 'use strict';
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const { performance } = require('perf_hooks');
 
@@ -104,7 +105,7 @@ function sessionOptions(a, profilePrefix) {
 // Runs `runs` profiled inferences in a session of its own and writes each node's median
 // kernel time (ORT's "Node" events named *_kernel_time) to `outPath`.
 async function profileNodes(ort, a, feeds, outPath) {
-  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'ort_profile_'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ort_profile_'));
   const session = await ort.InferenceSession.create(a.model, sessionOptions(a, path.join(dir, 'ort')));
   for (let i = 0; i < a.warmup + a.runs; ++i) await session.run(feeds);
   session.endProfiling();
