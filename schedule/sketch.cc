@@ -281,23 +281,39 @@ StageRule simple_rule(const TensorNode& op) {
   return rule;
 }
 
-// The elementwise consumer `t`'s reduction could be fused into: its only reader, elementwise,
-// reading it at its own axes. A reader that is inlined (graph fusion's bias_add between a conv
-// and its relu) is looked through: the stage that reads it in turn, alone and of the same
-// shape, is the consumer, and the inlined chain becomes part of its body.
+// The elementwise consumer `t`'s reduction could be fused into: the one stage every path of
+// its readers leads to. Readers that are inlined (graph fusion's bias_add between a conv and its
+// relu) are looked through, each in turn to all of its own readers, and the inlined stages
+// become part of the consumer's body. So a diamond that closes again is fused too: erf-GELU
+// reads its input twice, x * 0.5 * (1 + erf(x / sqrt 2)), through two inlined chains that meet
+// at the last multiply. Every stage on the way is elementwise and of `t`'s shape.
 std::string fusable_consumer(const State& state, const TensorNode& t, const std::vector<bool>& inlined) {
-  const TensorNode* read = &t;
-  while (true) {
+  std::string consumer;
+  std::vector<const TensorNode*> open{&t};
+  std::vector<int> seen;
+  while (!open.empty()) {
+    const TensorNode* read = open.back();
+    open.pop_back();
     const std::vector<int> readers = state.consumers(read->name);
-    if (readers.size() != 1) return "";
-    const TensorNode& c = *state.stage(readers[0]).op;
-    if (!is_elementwise(c) || c.axes.size() != t.axes.size()) return "";
-    for (size_t a = 0; a < c.axes.size(); ++a) {
-      if (c.axes[a].extent != t.axes[a].extent) return "";
+    if (readers.empty()) return "";  // an inlined stage nobody reads: no single consumer
+    for (int r : readers) {
+      if (std::find(seen.begin(), seen.end(), r) != seen.end()) continue;
+      seen.push_back(r);
+      const TensorNode& c = *state.stage(r).op;
+      if (!is_elementwise(c) || c.axes.size() != t.axes.size()) return "";
+      for (size_t a = 0; a < c.axes.size(); ++a) {
+        if (c.axes[a].extent != t.axes[a].extent) return "";
+      }
+      if (inlined[static_cast<size_t>(r)]) {
+        open.push_back(&c);
+      } else if (consumer.empty() || consumer == c.name) {
+        consumer = c.name;
+      } else {
+        return "";  // two stages read it: computing it at one tile would leave the other
+      }
     }
-    if (!inlined[static_cast<size_t>(readers[0])]) return c.name;
-    read = &c;
   }
+  return consumer;
 }
 
 }  // namespace
