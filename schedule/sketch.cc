@@ -285,8 +285,9 @@ StageRule simple_rule(const TensorNode& op) {
 // its readers leads to. Readers that are inlined (graph fusion's bias_add between a conv and its
 // relu) are looked through, each in turn to all of its own readers, and the inlined stages
 // become part of the consumer's body. So a diamond that closes again is fused too: erf-GELU
-// reads its input twice, x * 0.5 * (1 + erf(x / sqrt 2)), through two inlined chains that meet
-// at the last multiply. Every stage on the way is elementwise and of `t`'s shape.
+// reads its input twice, x * (erf(x / sqrt 2) + 1) * 0.5, through two inlined chains that meet
+// at the first multiply; its reader, the second, is the consumer. Every stage on the way is
+// elementwise and of `t`'s shape.
 std::string fusable_consumer(const State& state, const TensorNode& t, const std::vector<bool>& inlined) {
   std::string consumer;
   std::vector<const TensorNode*> open{&t};
@@ -306,7 +307,7 @@ std::string fusable_consumer(const State& state, const TensorNode& t, const std:
       }
       if (inlined[static_cast<size_t>(r)]) {
         open.push_back(&c);
-      } else if (consumer.empty() || consumer == c.name) {
+      } else if (consumer.empty()) {  // each reader is seen once
         consumer = c.name;
       } else {
         return "";  // two stages read it: computing it at one tile would leave the other
