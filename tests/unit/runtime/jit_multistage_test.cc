@@ -181,7 +181,8 @@ Result<ComputeDAG> matmul_bias_gelu_nodes(int64_t m, int64_t n, int64_t k) {
 // BERT's FFN: the matmul is computed at the tile of GELU's last stage, its epilogue applied
 // while the tile is in registers. Before the diamond was looked through, every sketch wrote the
 // matmul out and ran GELU as a second pass (on a Zen 3 no slower, its 1.5 MB staying in L3:
-// bench/NOTES.md; the fused form is the one a CPU short of cache or bandwidth needs).
+// bench/NOTES.md; the fused form saves that pass over the output, which a CPU with less cache
+// may feel: not measured).
 TEST(JitMultiStage, MatmulFusesIntoTheEndOfAnErfGeluDiamond) {
   auto dag = matmul_bias_gelu_nodes(24, 48, 40);
   ASSERT_TRUE(dag.ok()) << dag.error().message;
