@@ -6,6 +6,9 @@
 // buffer backed by huge pages has the same cache-set layout in every process (the low 21 bits
 // of an address are the same virtually and physically). Used by the measurement buffers
 // (check.h) and by the allocations generated kernels make (tessera_alloc).
+//
+// Large buffers are mapped fresh (or reused from this allocator's own freed blocks), never
+// taken from malloc's heap, whose old 4 KiB pages huge-page advice cannot change (memory.cc).
 #pragma once
 
 #include <cstddef>
@@ -15,8 +18,8 @@ namespace tessera::runtime {
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 
 // `bytes` of memory aligned to `alignment` (a power of two, at least 64); buffers of 1 MiB or
-// more are aligned to 2 MiB and advised to use huge pages. Null when out of memory. Release
-// with free_buffer_memory.
+// more are aligned to 2 MiB, padded to a multiple of 2 MiB and advised to use huge pages. Null
+// when out of memory. Release with free_buffer_memory; safe from any thread.
 void* allocate_buffer_memory(size_t bytes, size_t alignment);
 void free_buffer_memory(void* memory);
 
