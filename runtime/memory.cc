@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -22,8 +23,10 @@ namespace tessera::runtime {
 
 namespace {
 
-// Freed large blocks kept mapped for reuse, at most this many bytes; more are unmapped.
-constexpr size_t kIdleCacheBytes = size_t{256} << 20;
+// Freed large blocks kept mapped for reuse, at most this many bytes; more are unmapped. Enough
+// for any kernel's per-call scratch; a network's buffers (250 MiB for ResNet-50) are mapped
+// afresh when an executor is rebuilt, rather than held by a process between builds.
+constexpr size_t kIdleCacheBytes = size_t{64} << 20;
 
 struct LargeBlocks {
   std::mutex mutex;

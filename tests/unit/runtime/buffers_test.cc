@@ -56,8 +56,8 @@ TEST(Buffers, StartOnAPageBoundaryWhateverTheHeapDidBefore) {
 
 // Once glibc's mmap threshold has grown, large requests come from heap memory that earlier
 // allocations already faulted in as 4 KiB pages, and huge-page advice cannot change those: a
-// tuning run's own network measurement read 1.4x slower than a fresh process's that way. Fails
-// if large buffers come from malloc again.
+// tuning run's own network measurement, likely for that, read 1.4x slower than a fresh
+// process's (bench/NOTES.md). Fails if large buffers come from malloc again.
 TEST(Buffers, LargeOnesGetHugePagesEvenFromAHeapThatWasUsedBefore) {
   constexpr size_t kMiB = size_t{1} << 20;
   // Whether this machine gives huge pages to a fresh advised mapping at all, right now.
