@@ -9,13 +9,17 @@
 // depend on (a packed conv's output pixels, a matmul's rows: one vector load, many broadcasts):
 // 8 rows of one AVX-512 register, 4 rows of two AVX2 ones. Where the rows cannot fill the block
 // that way (a 7x7 map on AVX2), the vector shrinks to one register and the rows grow. The
-// reduction's innermost axes are unrolled around the block, and the outer tile loops parallel; other stages are vectorized by 16 or 8 where they divide
+// reduction's innermost axes are unrolled around the block, and the outer tile loops parallel,
+// the row tiles outside the panel tiles (the vector axis's) or inside them, whichever order
+// moves fewer bytes from beyond the core's L2 (a deep conv's weights re-read per row tile, or
+// its input re-read per panel); other stages are vectorized by 16 or 8 where they divide
 // the extent (else its largest divisor up to 16) and parallel outside. A row-wise op (softmax,
 // layer norm) gets its row sketch first (schedule/sketch_rows.cc): a 16-lane vector along the
 // row and partial sums of one vector register.
 // It is deterministic, so a network without records compiles to the same kernels every time.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,11 +36,19 @@ struct ScheduleChoice {
   std::vector<schedule::Step> steps;
 };
 
+// What the rule sizes a schedule for: one core's vector registers and private L2.
+struct CoreShape {
+  int register_floats = 16;        // float32 lanes of one vector register: 8 on AVX2, 16 on AVX-512
+  int64_t l2_bytes = int64_t{1} << 20;
+};
+
+// This machine's core (the fingerprint's ISA flags, runtime/host_cache.h's L2).
+CoreShape host_core_shape();
+
 // Default schedules in order of preference: the rule's candidate of each sketch that applies
 // (first sketch first), then the unscheduled lowering (no steps), which always applies.
-// The rule sizes register blocks for this machine's vector registers; the second form for
-// registers of `register_floats` float32 lanes (8 on AVX2, 16 on AVX-512).
+// The first form sizes them for this machine's core, the second for `core`.
 std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag);
-std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag, int register_floats);
+std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag, const CoreShape& core);
 
 }  // namespace tessera::runtime
