@@ -3,12 +3,13 @@
 //
 // The rule (default_schedule.cc) prefers a sketch that packs a constant at load (conv and
 // dense: the packed tiling of schedule/sketch_packed.cc) for reductions of 128 steps or more.
-// It gives a tiled reduction a register block of at most 8 vector registers of accumulators:
-// its vector axis (the innermost; a packed conv's output channels) vectorized by 16 (or its
-// largest divisor up to 16), then as many rows as fit along the axes the vector operand does not
-// depend on (a packed conv's output pixels, a matmul's rows: one vector load, many broadcasts):
-// 8 rows of one AVX-512 register, 4 rows of two AVX2 ones. Where the rows cannot fill the block
-// that way (a 7x7 map on AVX2), the vector shrinks to one register and the rows grow. The
+// It gives a tiled reduction a register block of at most 8 vector registers of accumulators on
+// AVX2 and 28 on AVX-512 (whose FMAs broadcast from memory): its vector axis (the innermost; a
+// packed conv's output channels) vectorized by two registers (or its largest divisor up to
+// that), then as many rows as fit along the axes the vector operand does not depend on (a
+// packed conv's output pixels, a matmul's rows: one vector load, many broadcasts): 14 rows of
+// two AVX-512 registers, 4 rows of two AVX2 ones. Where the rows cannot fill the block that way
+// (a 7x7 map on AVX2), the vector shrinks to one register and the rows grow. The
 // reduction's innermost axes are unrolled around the block, and the outer tile loops parallel,
 // the row tiles outside the panel tiles (the vector axis's) or inside them, whichever order
 // moves fewer bytes from beyond the core's L2 (a deep conv's weights re-read per row tile, or

@@ -311,15 +311,17 @@ std::pair<int64_t, int64_t> packed_block(int64_t c, int64_t hw, int64_t k, int r
   return {0, 0};
 }
 
-// The block's accumulators fit 8 vector registers of the machine's width: on AVX-512 a 16-lane
-// vector by 8 rows; on AVX2 16 lanes (2 registers) by 4 rows, or one register by 7 rows where
-// the rows (a 7x7 map) cannot shrink to 4. Fails if the rule ignores the register width (16 x 8
-// on AVX2 spilled: 0.40 of oneDNN against 0.89 at 16 x 4 on a Zen 3), always narrows the vector
-// to one register (8 x 8: 0.47), or never does (16 x 7 on the 7x7 map: 0.52 against 0.78).
+// The block's accumulators fit the register file: on AVX2 8 of its 16 registers (a 16-lane
+// vector by 4 rows, or one register by 7 rows where the rows, a 7x7 map, cannot shrink to 4);
+// on AVX-512 28 of its 32 (a 32-lane vector by 14 rows, by 7 on the 7x7 map). Fails if the rule
+// ignores the register width (16 x 8 on AVX2 spilled: 0.40 of oneDNN against 0.89 at 16 x 4 on
+// a Zen 3), always narrows the vector to one register (8 x 8: 0.47), never does (16 x 7 on the
+// 7x7 map: 0.52 against 0.78), or keeps AVX-512 at AVX2's 8 registers (16 x 8: 0.81 of oneDNN
+// against 0.99 at 32 x 14 on an Intel Xeon).
 TEST(DefaultSchedule, RegisterBlockFitsTheVectorRegisters) {
-  EXPECT_EQ(packed_block(64, 56, 256, 16), std::make_pair(int64_t{16}, int64_t{8}));
+  EXPECT_EQ(packed_block(64, 56, 256, 16), std::make_pair(int64_t{32}, int64_t{14}));
   EXPECT_EQ(packed_block(64, 56, 256, 8), std::make_pair(int64_t{16}, int64_t{4}));
-  EXPECT_EQ(packed_block(960, 7, 320, 16), std::make_pair(int64_t{16}, int64_t{7}));
+  EXPECT_EQ(packed_block(960, 7, 320, 16), std::make_pair(int64_t{32}, int64_t{7}));
   EXPECT_EQ(packed_block(960, 7, 320, 8), std::make_pair(int64_t{8}, int64_t{7}));
 }
 
@@ -357,16 +359,16 @@ TEST(DefaultSchedule, PanelsLeadWhereTheirReReadsWouldCostMore) {
   constexpr int64_t kMiB = int64_t{1} << 20;
   schedule::Conv2dParams deep{1, 512, 7, 7, 512, 3, 3};
   deep.pad_h = deep.pad_w = 1;
-  EXPECT_EQ(packed_outer(deep, 2 * kMiB), (OuterTiles{1, 7, 32}));
-  EXPECT_EQ(packed_outer(deep, kMiB / 2), (OuterTiles{1, 7, 32}));
+  EXPECT_EQ(packed_outer(deep, 2 * kMiB), (OuterTiles{1, 7, 16}));
+  EXPECT_EQ(packed_outer(deep, kMiB / 2), (OuterTiles{1, 7, 16}));
   schedule::Conv2dParams shallow{1, 64, 56, 56, 64, 3, 3};
   shallow.pad_h = shallow.pad_w = 1;
   EXPECT_EQ(packed_outer(shallow, 2 * kMiB).rows_level1, 1);
   EXPECT_GT(packed_outer(shallow, 2 * kMiB).rows_level0, 1);
   schedule::Conv2dParams strided{1, 1024, 14, 14, 2048, 1, 1};
   strided.stride_h = strided.stride_w = 2;
-  EXPECT_EQ(packed_outer(strided, 2 * kMiB), (OuterTiles{1, 7, 128}));
-  EXPECT_EQ(packed_outer(strided, kMiB / 2), (OuterTiles{7, 1, 128}));
+  EXPECT_EQ(packed_outer(strided, 2 * kMiB), (OuterTiles{1, 7, 64}));
+  EXPECT_EQ(packed_outer(strided, kMiB / 2), (OuterTiles{7, 1, 64}));
 }
 
 // A row-wise op's first default is the row sketch, its vector 16 lanes and its partial sums one
