@@ -12,11 +12,12 @@
 namespace tessera::experiments {
 
 Result<double> measure_network(const graph::Graph& folded, const graph::NetworkTasks& tasks, const std::string& records,
-                               int threads, uint64_t seed, int runs) {
+                               int threads, uint64_t seed, int runs, runtime::ExecutorCache* cache) {
   using Clock = std::chrono::steady_clock;
   runtime::ExecutorOptions options;
   options.records = records;
   options.check_seed = seed;
+  options.cache = cache;
   auto executor = runtime::NetworkExecutor::build(folded, tasks, options);
   if (!executor) return executor.error();
   const auto inputs = runtime::random_network_inputs(folded, seed);

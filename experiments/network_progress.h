@@ -16,6 +16,10 @@
 #include "graph/graph.h"
 #include "schedule/result.h"
 
+namespace tessera::runtime {
+class ExecutorCache;
+}
+
 namespace tessera::experiments {
 
 inline constexpr const char* kNetworkEstimateRow = "<network>";
@@ -23,9 +27,10 @@ inline constexpr const char* kNetworkMeasuredRow = "<network measured>";
 
 // The measured end-to-end latency in seconds of the network with `records` (a records file, or
 // a run directory: its records.jsonl and the end's re-timings, retimed.jsonl): median of `runs`
-// inferences after three warm-up ones, on `threads` threads.
+// inferences after three warm-up ones, on `threads` threads. With `cache`, kernels and
+// references an earlier measurement built are reused (each kernel checked again).
 Result<double> measure_network(const graph::Graph& folded, const graph::NetworkTasks& tasks, const std::string& records,
-                               int threads, uint64_t seed, int runs = 20);
+                               int threads, uint64_t seed, int runs = 20, runtime::ExecutorCache* cache = nullptr);
 
 // Estimated and measured latency (ms) against tuning time (s), from the network rows of a curve.
 std::string network_curve_svg(const std::vector<CurvePoint>& points);

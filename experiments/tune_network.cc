@@ -27,6 +27,7 @@
 #include "graph/onnx/import.h"
 #include "graph/prepare.h"
 #include "runtime/default_schedule.h"
+#include "runtime/executor_cache.h"
 #include "runtime/fingerprint.h"
 
 namespace tessera::experiments {
@@ -278,8 +279,9 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   environment.reset();
   const std::string svg_path = (dir / "curve.svg").string();
   // The network run with the best kernels so far, its latency on the curve beside the estimate.
+  runtime::ExecutorCache executor_cache;  // kernels of earlier measurements, kept for the next
   auto measure_now = [&]() -> Result<double> {
-    auto measured = measure_network(*folded, *fused, config.run_dir, config.threads, config.seed);
+    auto measured = measure_network(*folded, *fused, config.run_dir, config.threads, config.seed, 20, &executor_cache);
     if (measured) {
       append_curve(curve_path, {kNetworkMeasuredRow, total_trials(), obs.elapsed_seconds, *measured, 0.0, 0.0});
       std::ofstream(svg_path) << network_curve_svg(read_curve(curve_path));

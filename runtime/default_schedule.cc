@@ -240,7 +240,7 @@ Block register_block(const std::vector<Knob>& knobs, size_t begin, size_t end, c
 // axis keeps its place). Measured on an Intel Xeon (2 MiB L2, ~14 GB/s per core from memory),
 // ResNet-50's 7x7 and 14x14 convs with their 2-9 MB of weights: panels outside ran 1.4-1.6x
 // faster by default; on a Zen 3 (512 KiB L2, fast 32 MiB L3) the same order was even, but a
-// strided 1x1 conv whose 800 KB input exceeds that L2 lost 15%, which this count keeps rows-first.
+// strided 1x1 conv whose 800 KB input exceeds that L2 lost 14%, which this count keeps rows-first.
 bool panels_outermost(const StageOperands& operands, const Block& block, int64_t l2_bytes) {
   const size_t vector_axis = block.outer.size() - 1;
   int64_t row_tiles = 1;

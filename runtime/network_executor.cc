@@ -3,7 +3,8 @@
 // build: choose each task's schedules in order of preference (records, the default rule's
 // candidates, the unscheduled lowering), then compile in rounds: every task's current choice
 // on the TBB builder at once, each result loaded and checked against the reference; a task
-// whose choice fails moves to its next choice for the next round. Then the buffers: graph
+// whose choice fails moves to its next choice for the next round (with an ExecutorCache, what
+// an earlier build compiled is taken from it and only checked again). Then the buffers: graph
 // inputs, constants and graph outputs get their own, intermediates share by the memory plan.
 #include "runtime/network_executor.h"
 
@@ -18,6 +19,7 @@
 #include "runtime/builder.h"
 #include "runtime/check.h"
 #include "runtime/default_schedule.h"
+#include "runtime/executor_cache.h"
 #include "runtime/memory.h"
 #include "runtime/parallel_runtime.h"
 #include "runtime/record_bests.h"
@@ -130,16 +132,22 @@ Result<void> NetworkExecutor::Impl::compile(const graph::NetworkTasks& network,
     }
   }
 
-  // Reference outputs for the checks, once per task.
-  std::vector<std::unique_ptr<MeasureTask>> checks(n);
+  // Reference outputs for the checks, once per task (once per process with a cache).
+  ExecutorCache* cache = options.cache;
+  std::vector<std::shared_ptr<const MeasureTask>> checks(n);
   std::vector<std::string> check_errors(n);
+  if (cache) {
+    for (size_t t = 0; t < n; ++t) checks[t] = cache->reference(reports[t].workload_key, options.check_seed, options.check_points);
+  }
   tbb::parallel_for(size_t{0}, n, [&](size_t t) {
+    if (checks[t]) return;
     auto m = make_measure_task(network.tasks[t].dag, options.check_seed, options.check_points);
-    if (m) checks[t] = std::make_unique<MeasureTask>(std::move(*m));
+    if (m) checks[t] = std::make_shared<const MeasureTask>(std::move(*m));
     else check_errors[t] = m.error().message;
   });
   for (size_t t = 0; t < n; ++t) {
     if (!checks[t]) return make_error(reports[t].name + ": reference for the kernel check: " + check_errors[t]);
+    if (cache) cache->keep_reference(options.check_seed, options.check_points, checks[t]);
   }
 
   kernels.clear();
@@ -151,9 +159,34 @@ Result<void> NetworkExecutor::Impl::compile(const graph::NetworkTasks& network,
   build_options.threads = options.build_threads;
   build_options.timeout_s = 120;  // a default must compile even when slow; it is not a search
   while (!pending.empty()) {
+    // This round's choices: those compiled by an earlier build come from the cache.
+    std::vector<BuildResult> built(pending.size());
+    std::vector<std::string> steps_json(pending.size());
     std::vector<BuildInput> inputs;
-    for (size_t t : pending) inputs.push_back({&network.tasks[t].dag, candidates[t][cursor[t]].choice.steps});
-    std::vector<BuildResult> built = build_batch(inputs, build_options);
+    std::vector<size_t> compiling;  // positions in `pending` of `inputs`
+    for (size_t i = 0; i < pending.size(); ++i) {
+      const size_t t = pending[i];
+      const std::vector<schedule::Step>& steps = candidates[t][cursor[t]].choice.steps;
+      if (cache) {
+        steps_json[i] = schedule::steps_to_json(steps).dump();
+        if (const ObjectCode* object = cache->object(reports[t].workload_key, steps_json[i])) {
+          built[i].object = *object;
+          continue;
+        }
+      }
+      inputs.push_back({&network.tasks[t].dag, steps});
+      compiling.push_back(i);
+    }
+    if (!inputs.empty()) {
+      std::vector<BuildResult> compiled = build_batch(inputs, build_options);
+      for (size_t j = 0; j < compiling.size(); ++j) {
+        const size_t i = compiling[j];
+        built[i] = std::move(compiled[j]);
+        if (cache && built[i].error == MeasureError::kNone) {
+          cache->keep_object(reports[pending[i]].workload_key, steps_json[i], built[i].object);
+        }
+      }
+    }
     std::vector<size_t> next;
     for (size_t i = 0; i < pending.size(); ++i) {
       const size_t t = pending[i];

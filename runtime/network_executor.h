@@ -22,11 +22,16 @@
 
 namespace tessera::runtime {
 
+class ExecutorCache;
+
 struct ExecutorOptions {
   std::string records;          // records.jsonl or a directory of them; empty: defaults only
   int build_threads = 0;        // compile threads; 0: every core TBB sees
   uint64_t check_seed = 1;      // inputs of the load-time kernel checks
   int64_t check_points = 8192;  // output points each kernel check compares (sampled)
+  // Kept between builds (executor_cache.h): schedules compiled and references evaluated by an
+  // earlier build are reused, each kernel still checked. Null: everything is built afresh.
+  ExecutorCache* cache = nullptr;
 };
 
 enum class ScheduleSource { kRecords, kDefault, kUnscheduled };
