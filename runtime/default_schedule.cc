@@ -23,7 +23,7 @@ namespace {
 using schedule::Knob;
 using schedule::KnobKind;
 
-constexpr int64_t kVectorLanes = 16;  // the widest vector of a simple or row stage (AVX-512 floats)
+constexpr int64_t kVectorLanes = 16;          // the widest vector of a simple or row stage (AVX-512)
 constexpr int64_t kReduceUnroll = 16;         // reduction steps unrolled around the block
 constexpr int64_t kParallelChunks = 16;       // outer parallel iterations wanted (threads x slack)
 constexpr int64_t kPackedReductionSteps = 128;  // from here on the packed sketch comes first
