@@ -43,8 +43,11 @@ nlohmann::json run_features_throughput(int candidates);
 // Hand-scheduled conv2d + bias + relu (NCHW) against oneDNN's, with `threads` threads each.
 nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads);
 // A compiled conv2d_bias_relu kernel of `p` against oneDNN (outputs compared, timed alternately).
+// With `cold_weights`, each side's weights (its packed copy too) are evicted from every cache
+// before each call, as network tuning measures (measure.cold_constants) and as a network's
+// layers find them.
 nlohmann::json compare_with_onednn(const schedule::Conv2dParams& p, const schedule::ComputeDAG& dag,
-                                   const CompiledSchedule& compiled, int threads);
+                                   const CompiledSchedule& compiled, int threads, bool cold_weights = false);
 
 // Issue 20: every op-suite convolution and three more (conv + bias + relu), tuned by harl for
 // `trials` each and timed against oneDNN; a last line with the geometric mean (conv_suite_cases.cc).

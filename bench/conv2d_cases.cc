@@ -11,6 +11,7 @@
 #include "bench/cases.h"
 #include "bench/measure.h"
 #include "runtime/parallel_runtime.h"
+#include "runtime/timing.h"
 #include "schedule/hand_schedules.h"
 #include "schedule/ops.h"
 #include "schedule/reference.h"
@@ -51,7 +52,7 @@ nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads
 }
 
 nlohmann::json compare_with_onednn(const schedule::Conv2dParams& p, const schedule::ComputeDAG& dag,
-                                   const CompiledSchedule& compiled, int threads) {
+                                   const CompiledSchedule& compiled, int threads, bool cold_weights) {
   runtime::set_num_threads(threads);
   omp_set_num_threads(threads);
   const int64_t oh = (p.height + 2 * p.pad_h - p.dilation_h * (p.kernel_h - 1) - 1) / p.stride_h + 1;
@@ -133,7 +134,20 @@ nlohmann::json compare_with_onednn(const schedule::Conv2dParams& p, const schedu
   // Useful multiply-adds only: 2*N*K*(C/groups)*R*S*OH*OW; the pad copy and epilogue are free.
   double flops = 2.0 * p.batch * p.out_channels * (p.in_channels / p.groups) * p.kernel_h *
                  p.kernel_w * oh * ow;
-  nlohmann::json line = result_json(flops, time_alternately(ours, baseline), "onednn", compiled);
+  std::function<void()> evict_ours, evict_theirs;
+  if (cold_weights) {
+    evict_ours = [&] {
+      runtime::evict_from_caches(wb.data(), wb.size() * sizeof(float));
+      const auto& packed = compiled.kernel->packed();
+      for (size_t i = 0; i < packed.size(); ++i) {
+        runtime::evict_from_caches(compiled.kernel->packed_buffers()[i], static_cast<size_t>(packed[i].size) * sizeof(float));
+      }
+    };
+    evict_theirs = [&] { runtime::evict_from_caches(wei_buffer->data(), pd.weights_desc().get_size()); };
+  }
+  nlohmann::json line =
+      result_json(flops, time_alternately(ours, baseline, 5, evict_ours, evict_theirs), "onednn", compiled);
+  line["cold_weights"] = cold_weights;
   line["baseline_src_format"] = describe_layout(pd.src_desc());
   line["baseline_weights_format"] = describe_layout(pd.weights_desc());
   line["threads"] = threads;

@@ -146,7 +146,8 @@ nlohmann::json run_conv_suite(int trials) {
 // oneDNN. TESSERA_PROBE_IR=1 prints its loop nest to stderr; TESSERA_PROBE_OBJECT=FILE writes
 // its object code (for objdump -d). TESSERA_PROBE_PRINT_STEPS=1 prints the schedule's steps as
 // JSON to stderr; TESSERA_PROBE_STEPS=[steps] times that step list instead (a hand edit of the
-// printed one: a schedule no sketch offers yet, tried before writing its rule).
+// printed one: a schedule no sketch offers yet, tried before writing its rule). TESSERA_PROBE_COLD=1
+// evicts both sides' weights before each call (what network tuning times).
 nlohmann::json run_conv_probe() {
   auto convs = suite_convs();
   if (!convs) return error_json(convs.error().message);
@@ -187,7 +188,8 @@ nlohmann::json run_conv_probe() {
       }
       auto compiled = compile_and_check(*dag, steps, 1);
       if (!compiled) return error_json(compiled.error().message);
-      nlohmann::json line = compare_with_onednn(conv.params, *dag, *compiled, 1);
+      const bool cold = std::getenv("TESSERA_PROBE_COLD") != nullptr;
+      nlohmann::json line = compare_with_onednn(conv.params, *dag, *compiled, 1, cold);
       line["conv"] = conv.name;
       line["sketch"] = sketch.id;
       line["knobs"] = *knob_json;

@@ -59,15 +59,19 @@ Result<CompiledSchedule> compile_and_check(const schedule::ComputeDAG& dag,
   return out;
 }
 
-Medians time_alternately(const std::function<void()>& tessera,
-                         const std::function<void()>& baseline, int rounds) {
-  runtime::TimingOptions options;
-  options.repeats = 3;
-  options.min_repeat_ms = 100;
+Medians time_alternately(const std::function<void()>& tessera, const std::function<void()>& baseline,
+                         int rounds, const std::function<void()>& before_tessera,
+                         const std::function<void()>& before_baseline) {
+  runtime::TimingOptions ours_options;
+  ours_options.repeats = 3;
+  ours_options.min_repeat_ms = 100;
+  runtime::TimingOptions theirs_options = ours_options;
+  ours_options.before_each_call = before_tessera;
+  theirs_options.before_each_call = before_baseline;
   std::vector<double> ours, theirs;
   for (int round = 0; round < rounds; ++round) {
-    for (double s : runtime::time_callable(tessera, options).seconds) ours.push_back(s);
-    for (double s : runtime::time_callable(baseline, options).seconds) theirs.push_back(s);
+    for (double s : runtime::time_callable(tessera, ours_options).seconds) ours.push_back(s);
+    for (double s : runtime::time_callable(baseline, theirs_options).seconds) theirs.push_back(s);
   }
   return {median(ours), median(theirs)};
 }

@@ -39,9 +39,12 @@ struct Medians {
 };
 
 // Times the two alternately for `rounds` rounds (3 repeats of >= 100 ms each per round), so
-// drifts in machine load hit both alike; returns the median seconds per call of each.
+// drifts in machine load hit both alike; returns the median seconds per call of each. With
+// `before_tessera` / `before_baseline` (e.g. evicting each side's weights), that hook runs
+// before every call of its side, outside the timed span (runtime::TimingOptions::before_each_call).
 Medians time_alternately(const std::function<void()>& tessera, const std::function<void()>& baseline,
-                         int rounds = 5);
+                         int rounds = 5, const std::function<void()>& before_tessera = {},
+                         const std::function<void()>& before_baseline = {});
 
 // SGEMM n x n x n by `compiled` (a matmul kernel) against OpenBLAS cblas_sgemm with the same
 // inputs: checks that both agree, then the result line of time_alternately.
