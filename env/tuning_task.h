@@ -115,6 +115,8 @@ class TuningTask {
   int restore(const std::vector<runtime::MeasureRecord>& records);
   // The target this task's records name (TaskOptions::target, and the timing when cold).
   std::string record_target() const;
+  // Whether candidates are timed with their constants evicted (measure.cold_constants).
+  bool cold_constants() const { return options_.measure.cold_constants; }
 
   // A uniformly sampled candidate: a random sketch (or `sketch`), then every knob.
   Candidate sample(std::mt19937_64& rng, int sketch = -1) const;

@@ -14,7 +14,9 @@
 // the row tiles outside the panel tiles (the vector axis's) or inside them, whichever order
 // moves fewer bytes from beyond the core's L2 (a deep conv's weights re-read per row tile, or
 // its input re-read per panel); other stages are vectorized by 16 or 8 where they divide
-// the extent (else its largest divisor up to 16) and parallel outside. A row-wise op (softmax,
+// the extent (else its largest divisor up to 16) and parallel outside. A packed conv over a
+// small output plane (ResNet-50's 7x7) whose weights stream from memory tiles the whole plane
+// instead, so each weight vector fetched serves every output pixel. A row-wise op (softmax,
 // layer norm) gets its row sketch first (schedule/sketch_rows.cc): a 16-lane vector along the
 // row and partial sums of one vector register.
 // It is deterministic, so a network without records compiles to the same kernels every time.
@@ -46,10 +48,18 @@ struct CoreShape {
 // This machine's core (the fingerprint's ISA flags, runtime/host_cache.h's L2).
 CoreShape host_core_shape();
 
+// Where a kernel finds its constant inputs (weights) when it is called: still cached from its
+// last call (one operator timed or called in a loop), or in memory (a network's layers: their
+// weights together are far past the last-level cache, so each layer's arrive from DRAM, which
+// is what network tuning times: measure.cold_constants).
+enum class Constants { kCached, kFromMemory };
+
 // Default schedules in order of preference: the rule's candidate of each sketch that applies
 // (first sketch first), then the unscheduled lowering (no steps), which always applies.
 // The first form sizes them for this machine's core, the second for `core`.
-std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag);
-std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag, const CoreShape& core);
+std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag,
+                                              Constants constants = Constants::kCached);
+std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag, const CoreShape& core,
+                                              Constants constants = Constants::kCached);
 
 }  // namespace tessera::runtime

@@ -87,12 +87,34 @@ struct NetworkExecutor::Impl {
   }
 
   Result<void> compile(const graph::NetworkTasks& network, const ExecutorOptions& options);
+  // Each task's schedules in order of preference; fills the reports' task columns.
+  Result<std::vector<std::vector<Candidate>>> candidates(const graph::NetworkTasks& network,
+                                                         const ExecutorOptions& options);
+  // Each task's kernel check (inputs, reference outputs), from the cache where it has them.
+  Result<std::vector<std::shared_ptr<const MeasureTask>>> references(const graph::NetworkTasks& network,
+                                                                     const ExecutorOptions& options);
+  // Compiles, loads and checks every task's first working candidate, in rounds.
+  Result<void> load_first_working(const graph::NetworkTasks& network,
+                                  const std::vector<std::vector<Candidate>>& candidates,
+                                  const std::vector<std::shared_ptr<const MeasureTask>>& checks,
+                                  const ExecutorOptions& options);
   Result<void> place(const graph::Graph& graph, const graph::NetworkTasks& network);
 };
 
 // Compiles, loads and checks every task's first working choice.
 Result<void> NetworkExecutor::Impl::compile(const graph::NetworkTasks& network,
                                             const ExecutorOptions& options) {
+  auto chosen = candidates(network, options);
+  if (!chosen) return chosen.error();
+  auto checks = references(network, options);
+  if (!checks) return checks.error();
+  if (auto r = load_first_working(network, *chosen, *checks, options); !r) return r;
+  times.assign(network.tasks.size(), TaskTime{});
+  return {};
+}
+
+Result<std::vector<std::vector<Candidate>>> NetworkExecutor::Impl::candidates(
+    const graph::NetworkTasks& network, const ExecutorOptions& options) {
   const size_t n = network.tasks.size();
   RecordBests bests;
   if (!options.records.empty()) {
@@ -101,7 +123,7 @@ Result<void> NetworkExecutor::Impl::compile(const graph::NetworkTasks& network,
     bests = std::move(*loaded);
     warnings = bests.warnings;
   }
-  std::vector<std::vector<Candidate>> candidates(n);
+  std::vector<std::vector<Candidate>> out(n);
   reports.resize(n);
   for (size_t t = 0; t < n; ++t) {
     const graph::FusedTask& task = network.tasks[t];
@@ -115,8 +137,7 @@ Result<void> NetworkExecutor::Impl::compile(const graph::NetworkTasks& network,
     if (best != bests.by_workload.end()) {
       auto steps = schedule::steps_from_json(best->second.steps);
       if (steps) {
-        candidates[t].push_back(
-            {ScheduleSource::kRecords, {best->second.sketch, best->second.knobs, std::move(*steps)}});
+        out[t].push_back({ScheduleSource::kRecords, {best->second.sketch, best->second.knobs, std::move(*steps)}});
       } else {
         r.note = "the recorded schedule does not parse (" + steps.error().message + "); ";
       }
@@ -124,18 +145,25 @@ Result<void> NetworkExecutor::Impl::compile(const graph::NetworkTasks& network,
   }
   // Default schedules are worked out in parallel (sketch generation is per task).
   std::vector<std::vector<ScheduleChoice>> defaults(n);
-  tbb::parallel_for(size_t{0}, n, [&](size_t t) { defaults[t] = default_schedules(network.tasks[t].dag); });
+  // A network's weights arrive from memory layer by layer (default_schedule.h, Constants).
+  tbb::parallel_for(size_t{0}, n, [&](size_t t) {
+    defaults[t] = default_schedules(network.tasks[t].dag, Constants::kFromMemory);
+  });
   for (size_t t = 0; t < n; ++t) {
     for (ScheduleChoice& c : defaults[t]) {
       ScheduleSource s = c.sketch.empty() ? ScheduleSource::kUnscheduled : ScheduleSource::kDefault;
-      candidates[t].push_back({s, std::move(c)});
+      out[t].push_back({s, std::move(c)});
     }
   }
+  return out;
+}
 
-  // Reference outputs for the checks, once per task (once per process with a cache).
+Result<std::vector<std::shared_ptr<const MeasureTask>>> NetworkExecutor::Impl::references(
+    const graph::NetworkTasks& network, const ExecutorOptions& options) {
+  const size_t n = network.tasks.size();
   ExecutorCache* cache = options.cache;
   std::vector<std::shared_ptr<const MeasureTask>> checks(n);
-  std::vector<std::string> check_errors(n);
+  std::vector<std::string> errors(n);
   if (cache) {
     for (size_t t = 0; t < n; ++t) checks[t] = cache->reference(reports[t].workload_key, options.check_seed, options.check_points);
   }
@@ -143,13 +171,46 @@ Result<void> NetworkExecutor::Impl::compile(const graph::NetworkTasks& network,
     if (checks[t]) return;
     auto m = make_measure_task(network.tasks[t].dag, options.check_seed, options.check_points);
     if (m) checks[t] = std::make_shared<const MeasureTask>(std::move(*m));
-    else check_errors[t] = m.error().message;
+    else errors[t] = m.error().message;
   });
   for (size_t t = 0; t < n; ++t) {
-    if (!checks[t]) return make_error(reports[t].name + ": reference for the kernel check: " + check_errors[t]);
+    if (!checks[t]) return make_error(reports[t].name + ": reference for the kernel check: " + errors[t]);
     if (cache) cache->keep_reference(options.check_seed, options.check_points, checks[t]);
   }
+  return checks;
+}
 
+namespace {
+
+// Why `object` cannot serve as the task's kernel (load or check failed), or "" with the loaded
+// kernel in `kernel` and the check's error in `max_error`.
+std::string load_and_check(const ObjectCode& object, const MeasureTask& check, std::unique_ptr<Kernel>& kernel,
+                           double& max_error) {
+  auto loaded = load_kernel(object);
+  if (!loaded) return "load: " + loaded.error().message;
+  auto buffers = task_buffers(check);
+  auto result = run_and_check(*loaded, check, buffers);
+  if (!result) return "check: " + result.error().message;
+  if (!result->ok()) {
+    if (!result->guard_violation.empty()) return result->guard_violation;
+    char text[160];
+    std::snprintf(text, sizeof text, "wrong answer: max error %.3g on '%s' (tolerance %.3g)",
+                  result->comparison.max_error, result->worst_output.c_str(), check.tolerance);
+    return text;
+  }
+  max_error = result->comparison.max_error;
+  kernel = std::make_unique<Kernel>(std::move(*loaded));
+  return "";
+}
+
+}  // namespace
+
+Result<void> NetworkExecutor::Impl::load_first_working(const graph::NetworkTasks& network,
+                                                       const std::vector<std::vector<Candidate>>& candidates,
+                                                       const std::vector<std::shared_ptr<const MeasureTask>>& checks,
+                                                       const ExecutorOptions& options) {
+  const size_t n = network.tasks.size();
+  ExecutorCache* cache = options.cache;
   kernels.clear();
   std::vector<std::unique_ptr<Kernel>> loaded(n);
   std::vector<size_t> cursor(n, 0);
@@ -193,28 +254,13 @@ Result<void> NetworkExecutor::Impl::compile(const graph::NetworkTasks& network,
       const Candidate& c = candidates[t][cursor[t]];
       TaskReport& r = reports[t];
       r.compile_seconds += built[i].compile_seconds;
-      std::string failure;
-      if (built[i].error != MeasureError::kNone) {
-        failure = std::string(to_string(built[i].error)) + ": " + built[i].message;
-      } else if (auto kernel = load_kernel(built[i].object); !kernel) {
-        failure = "load: " + kernel.error().message;
-      } else {
-        auto buffers = task_buffers(*checks[t]);
-        auto check = run_and_check(*kernel, *checks[t], buffers);
-        if (!check) {
-          failure = "check: " + check.error().message;
-        } else if (!check->ok()) {
-          char text[160];
-          std::snprintf(text, sizeof text, "wrong answer: max error %.3g on '%s' (tolerance %.3g)",
-                        check->comparison.max_error, check->worst_output.c_str(), checks[t]->tolerance);
-          failure = check->guard_violation.empty() ? text : check->guard_violation;
-        } else {
-          r.source = c.source;
-          r.sketch = c.choice.sketch;
-          r.max_error = check->comparison.max_error;
-          loaded[t] = std::make_unique<Kernel>(std::move(*kernel));
-          continue;
-        }
+      std::string failure = built[i].error != MeasureError::kNone
+                                ? std::string(to_string(built[i].error)) + ": " + built[i].message
+                                : load_and_check(built[i].object, *checks[t], loaded[t], r.max_error);
+      if (failure.empty()) {
+        r.source = c.source;
+        r.sketch = c.choice.sketch;
+        continue;
       }
       r.note += describe(c) + " failed (" + failure + "); ";
       if (++cursor[t] == candidates[t].size()) {
@@ -229,7 +275,6 @@ Result<void> NetworkExecutor::Impl::compile(const graph::NetworkTasks& network,
     if (!r.note.empty()) r.note += "used " + describe(candidates[t][cursor[t]]);
     kernels.push_back(std::move(*loaded[t]));
   }
-  times.assign(n, TaskTime{});
   return {};
 }
 

@@ -154,8 +154,11 @@ StageRule packed_rule(const TensorNode& op, const PackedRead& read, bool at_load
                                       : tile_knob(name + "." + axes[a].name, axes[a].extent, 4, 16));
     }
     for (const Axis& r : reduce_axes) reduce_tiles.push_back(b.add(tile_knob(name + "." + r.name, r.extent, 2, 64)));
+    // Up to every level-0 loop fused: the panels' loop (the vector axis's, last) is among them,
+    // and where the weights' panels lead (runtime/default_schedule.cc) the other outer loops
+    // have one iteration each, so without it nothing would be shared between threads.
     std::vector<int64_t> parallel_choices;
-    for (int64_t g = 1; g <= std::min<int64_t>(3, static_cast<int64_t>(n)); ++g) parallel_choices.push_back(g);
+    for (int64_t g = 1; g <= static_cast<int64_t>(n); ++g) parallel_choices.push_back(g);
     size_t parallel = b.add(choice_knob(name + ".parallel", KnobKind::kParallel, parallel_choices));
     size_t unroll = b.add(choice_knob(name + ".unroll", KnobKind::kUnroll, kUnrollSteps));
     size_t copy_order = b.add(choice_knob(name + ".copy_along_vector", KnobKind::kChoice, {1, 0}));
