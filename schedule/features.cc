@@ -186,7 +186,7 @@ class Extractor {
     // Pool: arithmetic and accesses scale with the trip count (sum); shape features take the max.
     for (int k = 0; k < kPerStoreCount; ++k) {
       bool per_execution = k <= kIntOps || (k >= kLoads && k <= kGathered);
-      double v = per_execution ? f[k] * trips : f[k];
+      double v = per_execution ? f[k] * trips * weight_ : f[k];
       pooled_[k] += static_cast<float>(v);
       pooled_[kPerStoreCount + k] = std::max(pooled_[kPerStoreCount + k], static_cast<float>(f[k]));
     }
@@ -216,6 +216,19 @@ class Extractor {
         return;
       }
       case StmtKind::kIfThenElse:
+        if (s->unswitches_padding && s->then_case && s->else_case) {
+          // Blocks reading no padding, then blocks reading some (padding_unswitch): each
+          // branch's work in the share of the iterations that run it. At stride 1 a third of
+          // a 3x3 conv's blocks can take the slower else.
+          const double plain = share_holding(s->condition);
+          const double outer = weight_;
+          weight_ = outer * plain;
+          walk(s->then_case);
+          weight_ = outer * (1 - plain);
+          walk(s->else_case);
+          weight_ = outer;
+          return;
+        }
         // An else branch is a second version of a nest (partition.h's unswitching: full tiles
         // then, edge tiles else); the first is the one that runs on nearly every tile.
         walk(s->then_case);
@@ -227,7 +240,69 @@ class Extractor {
     }
   }
 
+  // The share of the enclosing loops' iterations where `condition` (a conjunction of linear
+  // comparisons, as padding_unswitch builds) holds, counted over the loops it reads up to
+  // kMaxCountedPoints points; 1 (the plain branch always) where it cannot be counted.
+  double share_holding(const Expr& condition) const {
+    constexpr int64_t kMaxCountedPoints = 1 << 16;
+    struct Linear {
+      bool strict;
+      int64_t constant;
+      std::vector<int64_t> coefficient;  // per variable of `box`
+    };
+    std::vector<Expr> parts;
+    split_conjuncts(condition, &parts);
+    std::vector<std::pair<const ExprNode*, int64_t>> box;  // variable, extent
+    std::vector<Expr> diffs;
+    int64_t points = 1;
+    for (const Expr& part : parts) {
+      if (part->kind != ExprKind::kLT && part->kind != ExprKind::kLE) return 1;
+      diffs.push_back(simplify(part->operands[0] - part->operands[1]));
+      std::vector<const ExprNode*> vars;
+      collect_vars(diffs.back(), &vars);
+      for (const ExprNode* v : vars) {
+        if (std::any_of(box.begin(), box.end(), [&](const auto& b) { return b.first == v; })) continue;
+        auto loop = std::find_if(loops_.begin(), loops_.end(),
+                                 [&](const LoopContext& l) { return l.loop->loop_var.get() == v; });
+        if (loop == loops_.end()) return 1;
+        box.emplace_back(v, loop->loop->extent);
+        points *= loop->loop->extent;
+        if (points > kMaxCountedPoints) return 1;
+      }
+    }
+    std::vector<Linear> linear;
+    VarMap zero;
+    for (const auto& b : box) zero.emplace_back(b.first, Expr(int64_t{0}));
+    for (size_t p = 0; p < parts.size(); ++p) {
+      Linear l{parts[p]->kind == ExprKind::kLT, 0, {}};
+      if (!is_const_int(simplify(substitute(diffs[p], zero)), &l.constant)) return 1;
+      for (const auto& b : box) {
+        int64_t c = 0;
+        if (!linear_coefficient(diffs[p], b.first, &c)) return 1;
+        l.coefficient.push_back(c);
+      }
+      linear.push_back(std::move(l));
+    }
+    int64_t holding = 0;
+    std::vector<int64_t> at(box.size(), 0);
+    for (int64_t p = 0; p < points; ++p) {
+      for (size_t b = 0, rest = static_cast<size_t>(p); b < box.size(); ++b) {
+        at[b] = static_cast<int64_t>(rest % static_cast<size_t>(box[b].second));
+        rest /= static_cast<size_t>(box[b].second);
+      }
+      bool holds = true;
+      for (const Linear& l : linear) {
+        int64_t value = l.constant;
+        for (size_t b = 0; b < at.size(); ++b) value += l.coefficient[b] * at[b];
+        holds = holds && (l.strict ? value < 0 : value <= 0);
+      }
+      holding += holds;
+    }
+    return static_cast<double>(holding) / static_cast<double>(points);
+  }
+
   std::vector<LoopContext> loops_;
+  double weight_ = 1;  // the share of its loops' iterations the statement being walked runs in
   std::vector<std::vector<const ExprNode*>> accesses_;  // variables of each access of a store
   std::vector<bool> accumulator_;                        // per load: reads the stored buffer
   const std::string* store_buffer_ = nullptr;

@@ -74,9 +74,16 @@ Stmt make_padding_skip(Expr condition, Stmt then_case) {
   return n;
 }
 
+Stmt make_padding_unswitch(Expr condition, Stmt plain, Stmt general) {
+  auto n = std::make_shared<StmtNode>(*make_if(std::move(condition), std::move(plain), std::move(general)));
+  n->unswitches_padding = true;
+  return n;
+}
+
 Stmt rebuild_if(const Stmt& s, Expr condition, Stmt then_case, Stmt else_case) {
   auto n = std::make_shared<StmtNode>(*make_if(std::move(condition), std::move(then_case), std::move(else_case)));
   n->skips_padding = s->skips_padding;
+  n->unswitches_padding = s->unswitches_padding;
   return n;
 }
 
@@ -130,7 +137,7 @@ void print(std::ostream& os, const Stmt& s, int indent, const VarNames& names) {
       return;
     case StmtKind::kIfThenElse:
       os << pad << "if (" << to_string(s->condition, names) << ") {"
-         << (s->skips_padding ? "  // else only padding\n" : "\n");
+         << (s->skips_padding ? "  // else only padding\n" : s->unswitches_padding ? "  // else some padding\n" : "\n");
       print(os, s->then_case, indent + 1, names);
       if (s->else_case) {
         os << pad << "} else {\n";

@@ -44,9 +44,12 @@ struct StmtNode {
   StorageScope scope = StorageScope::kGlobal;
   // kIfThenElse: if (condition) then_case else else_case (else may be null). `skips_padding`
   // marks a guard that skips a block reading only padding (padding_skip.h): later passes keep
-  // it where it is instead of sinking it onto the stores inside.
+  // it where it is instead of sinking it onto the stores inside. `unswitches_padding` marks the
+  // test of padding_unswitch (then: the block reads no padding; else: it reads some), which
+  // features weigh by how often each branch runs.
   Expr condition;
   bool skips_padding = false;
+  bool unswitches_padding = false;
   Stmt then_case, else_case;
   // kFor, kAllocate: body.  kSeq: children in order.
   Stmt body;
@@ -58,6 +61,7 @@ Stmt make_store(std::string buffer, Expr index, Expr value);
 Stmt make_allocate(std::string buffer, int64_t size, DType dtype, StorageScope scope, Stmt body);
 Stmt make_if(Expr condition, Stmt then_case, Stmt else_case = nullptr);
 Stmt make_padding_skip(Expr condition, Stmt then_case);  // an if with skips_padding set
+Stmt make_padding_unswitch(Expr condition, Stmt plain, Stmt general);  // ...with unswitches_padding
 // `s` (an if) with new parts and its flags kept: what passes that rebuild ifs use.
 Stmt rebuild_if(const Stmt& s, Expr condition, Stmt then_case, Stmt else_case);
 Stmt make_seq(std::vector<Stmt> children);  // flattens nested Seqs; one child is returned as is

@@ -206,8 +206,34 @@ class Lowerer {
     for (const Loop& l : outer) inside.push_back(l.var.get());
     Stmt init = build_nest(index, init_loops, make_store(op.name, out_index, op.init), init_guards,
                            false, false, inside);
-    Stmt main = build_nest(index, inner, make_store(op.name, out_index, update), guards, false,
-                           true, inside, 1, padding_skip_guards(state_, index, inner, ranges_));
+    const auto skips = padding_skip_guards(state_, index, inner, ranges_);
+    Stmt main;
+    if (auto unswitch = padding_unswitch(state_, index, inner, ranges_)) {
+      // Below the test, the nest twice: reading the input plainly (no padding there, so no
+      // skips either) and with the select; above it, the loops and skips as usual.
+      const size_t split = static_cast<size_t>(unswitch->level + 1);
+      std::vector<Loop> above(inner.begin(), inner.begin() + split), below(inner.begin() + split, inner.end());
+      VarList inside_below = inside;
+      int64_t below_steps = 1;
+      for (const Loop& l : above) inside_below.push_back(l.var.get());
+      for (const Loop& l : below) below_steps *= l.extent;
+      std::vector<std::vector<Expr>> skips_above(skips.begin(), skips.begin() + split + 1);
+      std::vector<std::vector<Expr>> skips_below(1);
+      skips_below.insert(skips_below.end(), skips.begin() + split + 1, skips.end());
+      Expr plain = simplify(flatten_loads(unswitch->plain_body), ranges_);
+      Expr plain_update = op.reduce == ReduceKind::kSum ? current + plain : max(current, plain);
+      Stmt fast = build_nest(index, below, make_store(op.name, out_index, plain_update), guards, false, true,
+                             inside_below);
+      Stmt leaf = fast;
+      if (unswitch->all_inside.defined()) {
+        Stmt general = build_nest(index, below, make_store(op.name, out_index, update), guards, false, true,
+                                  inside_below, 1, skips_below);
+        leaf = make_padding_unswitch(unswitch->all_inside, fast, general);
+      }
+      main = build_nest(index, above, leaf, guards, false, true, inside, below_steps, skips_above);
+    } else {
+      main = build_nest(index, inner, make_store(op.name, out_index, update), guards, false, true, inside, 1, skips);
+    }
     int64_t inner_steps = 1;
     for (const Loop& l : inner) inner_steps *= l.extent;
     return build_nest(index, outer, make_seq({init, main}), guards, true, true, bound, inner_steps);

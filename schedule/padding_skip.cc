@@ -1,6 +1,7 @@
 // Skipping reduction blocks that read only padding (see padding_skip.h).
 #include "schedule/padding_skip.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -52,21 +53,9 @@ bool in_register_tile(const Loop& l) {
   return l.annotation != Annotation::kNone && l.annotation != Annotation::kParallel;
 }
 
-}  // namespace
-
-std::vector<std::vector<Expr>> padding_skip_guards(const State& state, int stage,
-                                                   const std::vector<Loop>& loops,
-                                                   const RangeMap& ranges) {
-  std::vector<std::vector<Expr>> guards_at(loops.size() + 1);
-  const StageState& s = state.stage(stage);
-  if (s.op->reduce == ReduceKind::kNone) return guards_at;
-  for (const Loop& l : s.loops) {
-    if (is_gpu_block(l.annotation) || is_gpu_thread(l.annotation)) return guards_at;
-  }
-  const Expr inside = padding_condition(state, stage_body_in_loops(state, stage), s.op->reduce);
-  if (!inside.defined()) return guards_at;
-
-  // Loops unrolled by auto_unroll (lower.cc's rule) are part of the register tile too.
+// Which of `loops` (outermost first) belong to the register tile: vectorized or unrolled, or
+// unrolled by auto_unroll (lower.cc's rule).
+std::vector<bool> register_tile(const StageState& s, const std::vector<Loop>& loops) {
   std::vector<bool> tile(loops.size());
   int64_t steps_inside = 1;
   for (size_t i = loops.size(); i-- > 0;) {
@@ -74,26 +63,76 @@ std::vector<std::vector<Expr>> padding_skip_guards(const State& state, int stage
     tile[i] = in_register_tile(loops[i]) ||
               (s.auto_unroll_max_step > 0 && steps_inside <= s.auto_unroll_max_step);
   }
+  return tile;
+}
+
+// The innermost of `loops` outside the register tile that `diff` reads (a loop of one
+// iteration binds nothing: its variable is always 0); -1 when none.
+int innermost_reading(const Expr& diff, const std::vector<Loop>& loops, const std::vector<bool>& tile) {
+  int level = -1;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (!tile[i] && loops[i].extent > 1 && uses_var(diff, loops[i].var.get())) level = static_cast<int>(i);
+  }
+  return level;
+}
+
+// The iterations of loops[level + 1 ...]: the block a test at `level` decides for.
+LoopBox block_below(const std::vector<Loop>& loops, int level) {
+  LoopBox block;
+  for (size_t i = static_cast<size_t>(level + 1); i < loops.size(); ++i) block.emplace_back(loops[i].var.get(), loops[i].extent);
+  return block;
+}
+
+bool nest_on_gpu(const StageState& s) {
+  return std::any_of(s.loops.begin(), s.loops.end(),
+                     [](const Loop& l) { return is_gpu_block(l.annotation) || is_gpu_thread(l.annotation); });
+}
+
+// `term` with its inlined padding (a `select(inside, x, fill)` among a sum's factors, or a
+// max's term) replaced by `x`, and `inside` stored in `*condition`; undefined when the padding
+// is not inlined (a read of a padded stage, or none).
+Expr without_inlined_padding(const Expr& term, ReduceKind reduce, Expr* condition) {
+  const double fill = reduce == ReduceKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0;
+  if (term->kind == ExprKind::kSelect && is_float_constant(term->operands[2], fill)) {
+    *condition = term->operands[0];
+    return term->operands[1];
+  }
+  if (reduce != ReduceKind::kSum || term->kind != ExprKind::kMul) return Expr();
+  for (size_t f = 0; f < term->operands.size(); ++f) {
+    if (Expr plain = without_inlined_padding(term->operands[f], reduce, condition); plain.defined()) {
+      std::vector<Expr> factors = term->operands;
+      factors[f] = plain;
+      return with_operands(term, std::move(factors));
+    }
+  }
+  return Expr();
+}
+
+}  // namespace
+
+std::vector<std::vector<Expr>> padding_skip_guards(const State& state, int stage,
+                                                   const std::vector<Loop>& loops,
+                                                   const RangeMap& ranges) {
+  std::vector<std::vector<Expr>> guards_at(loops.size() + 1);
+  const StageState& s = state.stage(stage);
+  if (s.op->reduce == ReduceKind::kNone || nest_on_gpu(s)) return guards_at;
+  const Expr inside = padding_condition(state, stage_body_in_loops(state, stage), s.op->reduce);
+  if (!inside.defined()) return guards_at;
+  const std::vector<bool> tile = register_tile(s, loops);
 
   std::vector<Expr> parts;
   split_conjuncts(inside, &parts);
   for (const Expr& part : parts) {
     if (part->kind != ExprKind::kLT && part->kind != ExprKind::kLE) continue;
     const Expr diff = simplify(part->operands[0] - part->operands[1], ranges);
-    // The guard goes inside the innermost loop outside the register tile that the part reads
-    // (a loop of one iteration binds nothing: its variable is always 0).
-    int level = -1;
-    for (size_t i = 0; i < loops.size(); ++i) {
-      if (!tile[i] && loops[i].extent > 1 && uses_var(diff, loops[i].var.get())) level = static_cast<int>(i);
-    }
+    // The guard goes inside the innermost loop outside the register tile that the part reads.
+    const int level = innermost_reading(diff, loops, tile);
     if (level < 0) continue;
     int64_t block_steps = 1;
     for (size_t i = level + 1; i < loops.size(); ++i) block_steps *= loops[i].extent;
     if (block_steps < kMinSkippedSteps) continue;
     // Some point of the block is inside where the part holds at the block's smallest diff.
-    LoopBox block;
-    for (size_t i = level + 1; i < loops.size(); ++i) block.emplace_back(loops[i].var.get(), loops[i].extent);
-    const auto corner = extreme_corner(diff, block, /*largest=*/false);
+    const auto corner = extreme_corner(diff, block_below(loops, level), /*largest=*/false);
     if (!corner) continue;
     const Expr smallest = substitute(diff, *corner);
     Expr guard = simplify(part->kind == ExprKind::kLT ? smallest < Expr(int64_t{0})
@@ -104,6 +143,44 @@ std::vector<std::vector<Expr>> padding_skip_guards(const State& state, int stage
     guards_at[level + 1].push_back(guard);
   }
   return guards_at;
+}
+
+std::optional<PaddingUnswitch> padding_unswitch(const State& state, int stage,
+                                                const std::vector<Loop>& loops,
+                                                const RangeMap& ranges) {
+  const StageState& s = state.stage(stage);
+  if (s.op->reduce == ReduceKind::kNone || nest_on_gpu(s)) return std::nullopt;
+  PaddingUnswitch unswitch;
+  Expr inside;
+  unswitch.plain_body = without_inlined_padding(stage_body_in_loops(state, stage), s.op->reduce, &inside);
+  if (!unswitch.plain_body.defined()) return std::nullopt;
+  const std::vector<bool> tile = register_tile(s, loops);
+
+  // One test for the whole condition, inside the innermost loop any of its conjuncts reads.
+  std::vector<Expr> parts, diffs;
+  split_conjuncts(inside, &parts);
+  for (const Expr& part : parts) {
+    if (part->kind != ExprKind::kLT && part->kind != ExprKind::kLE) return std::nullopt;
+    diffs.push_back(simplify(part->operands[0] - part->operands[1], ranges));
+    unswitch.level = std::max(unswitch.level, innermost_reading(diffs.back(), loops, tile));
+  }
+  const LoopBox block = block_below(loops, unswitch.level);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    // Every point of the block is inside where the part holds at the block's largest diff.
+    const auto corner = extreme_corner(diffs[p], block, /*largest=*/true);
+    if (!corner) return std::nullopt;
+    const Expr largest = substitute(diffs[p], *corner);
+    const Expr holds = simplify(parts[p]->kind == ExprKind::kLT ? largest < Expr(int64_t{0})
+                                                                : largest <= Expr(int64_t{0}),
+                                ranges);
+    int64_t truth = 0;
+    if (is_const_int(holds, &truth)) {
+      if (!truth) return std::nullopt;  // some point of every block is padding
+      continue;
+    }
+    unswitch.all_inside = unswitch.all_inside.defined() ? unswitch.all_inside && holds : holds;
+  }
+  return unswitch;
 }
 
 }  // namespace tessera::schedule

@@ -51,6 +51,21 @@ TEST(Features, CountTheArithmeticOfTheOp) {
   EXPECT_NEAR(feature(ragged, "sum_float_mul"), std::log1p(64.0 * 64 * 32), 1e-3);
 }
 
+// A padding unswitch's branches count in the share of iterations that run each: here the
+// plain one runs at i = 0 only and does 1 multiply, the other 2, over 4 iterations: 1 + 3 * 2.
+// Bug caught: walking only the plain branch (4, as partition's unswitched edge tiles are), or
+// both in full (12).
+TEST(Features, WeighAPaddingUnswitchsBranchesByTheIterationsThatRunThem) {
+  Expr i = var("i");
+  Expr b = load("B", {i});
+  Stmt plain = make_store("A", i, b * Expr(2.0));
+  Stmt general = make_store("A", i, b * Expr(2.0) * Expr(3.0));
+  LoweredFunc func;
+  func.name = "k";
+  func.body = make_for(i, 4, ForKind::kSerial, make_padding_unswitch(i < Expr(1), plain, general));
+  EXPECT_NEAR(feature(extract_features(func), "sum_float_mul"), std::log1p(1.0 + 3 * 2), 1e-3);
+}
+
 TEST(Features, SeeVectorizationLocalBuffersAndTiling) {
   auto dag = matmul(64, 64, 64);
   auto plain = features_of(*dag, {});

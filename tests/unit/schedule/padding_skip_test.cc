@@ -1,5 +1,6 @@
 // Padding skips (schedule/padding_skip.h): a padded conv's tap loops skip the blocks that read
-// only padding, exactly those, and never test inside the register tile. The nests are walked
+// only padding, exactly those, and never test inside the register tile; with the padding
+// inlined, the blocks that read none run a plain read, exactly those. The nests are walked
 // iteration by iteration (vector lanes included) and the accumulating stores counted.
 #include <gtest/gtest.h>
 
@@ -25,7 +26,16 @@ struct Walk {
   int64_t updates = 0;          // stores to the conv buffer that ran
   int skips = 0;                // padding skips in the nest
   int skips_in_tile = 0;        // of those, inside a vectorized or unrolled loop
+  int64_t plain_updates = 0;    // updates that ran reading the input without a select
 };
+
+bool has_select(const Expr& e) {
+  if (e->kind == ExprKind::kSelect) return true;
+  for (const Expr& o : e->operands) {
+    if (has_select(o)) return true;
+  }
+  return false;
+}
 
 void walk(const Stmt& s, RangeMap& values, bool in_tile, Walk& out) {
   if (!s) return;
@@ -47,7 +57,10 @@ void walk(const Stmt& s, RangeMap& values, bool in_tile, Walk& out) {
       for (const Stmt& c : s->children) walk(c, values, in_tile, out);
       return;
     case StmtKind::kStore:
-      if (s->buffer == "conv" && contains_load(s->value)) ++out.updates;  // not the init
+      if (s->buffer == "conv" && contains_load(s->value)) {  // not the init
+        ++out.updates;
+        out.plain_updates += !has_select(s->value);
+      }
       return;
   }
 }
@@ -114,6 +127,19 @@ TEST(PaddingSkip, RowsInTheRegisterTileAreNeverSkippedOneByOne) {
                 AnnotateStep{"conv", a[1], "unroll"}, AnnotateStep{"conv", a[3], "vectorize"}});
   EXPECT_EQ(w.skips_in_tile, 0);
   EXPECT_EQ(w.updates, 6 * 3 * kRealTapsPerSide * kLanesTimesChannels);
+}
+
+// Padding inlined, the output columns unrolled inside the taps: at kw = 0 the block of a row
+// holds column 0, which reads the left border, and at kw = 2 column 5, which reads the right;
+// only the kw = 1 blocks read no padding, and only they run the plain read.
+// Bug caught: a test taken at the block's smallest corner (the plain read would run over the
+// border: more plain updates), or no unswitch at all (none).
+TEST(PaddingSkip, InlinedPaddingIsReadPlainlyExactlyWhereABlockReadsNone) {
+  const auto a = conv_axes();  // n, oh, ow, k, kh, kw, c
+  Walk w = run({ComputeInlineStep{"pad"}, ReorderStep{"conv", {a[0], a[1], a[4], a[5], a[6], a[2], a[3]}},
+                AnnotateStep{"conv", a[2], "unroll"}, AnnotateStep{"conv", a[3], "vectorize"}});
+  EXPECT_EQ(w.updates, kRealTapsPerSide * 3 * 6 * kLanesTimesChannels);
+  EXPECT_EQ(w.plain_updates, kRealTapsPerSide * 1 * 6 * kLanesTimesChannels);
 }
 
 // Bug caught: a skip over a handful of statements (its test costs more than it saves).
