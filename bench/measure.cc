@@ -2,6 +2,7 @@
 #include "bench/measure.h"
 
 #include <cmath>
+#include <cstdlib>
 
 #include "runtime/check.h"
 #include "runtime/default_schedule.h"
@@ -16,7 +17,9 @@ nlohmann::json error_json(const std::string& message) { return {{"error", messag
 Result<nlohmann::json> probe_knobs(const schedule::ComputeDAG& dag, const schedule::Sketch& sketch,
                                    const std::string& text) {
   if (text == "default") {
-    for (const runtime::ScheduleChoice& choice : runtime::default_schedules(dag)) {
+    // With TESSERA_PROBE_COLD, the defaults for weights that come from memory (a network's).
+    const auto constants = std::getenv("TESSERA_PROBE_COLD") ? runtime::Constants::kFromMemory : runtime::Constants::kCached;
+    for (const runtime::ScheduleChoice& choice : runtime::default_schedules(dag, constants)) {
       if (choice.sketch == sketch.id) return choice.knobs;
     }
     return make_error("the default rule gives sketch " + sketch.id + " no candidate");

@@ -52,7 +52,8 @@ nlohmann::json compare_with_openblas(const schedule::ComputeDAG& dag, int64_t n,
                                      const CompiledSchedule& compiled);
 
 // A probe's knobs for `sketch` of `dag`: `text` parsed as JSON, or, when it is "default", the
-// default rule's values for that sketch (runtime/default_schedule.h); an error says which.
+// default rule's values for that sketch (runtime/default_schedule.h; for weights from memory,
+// as a network runs them, when TESSERA_PROBE_COLD is set); an error says which.
 Result<nlohmann::json> probe_knobs(const schedule::ComputeDAG& dag, const schedule::Sketch& sketch,
                                    const std::string& text);
 

@@ -458,6 +458,28 @@ TEST(DefaultSchedule, WholePlaneTilesWhereWeightsStreamFromMemory) {
   EXPECT_EQ(packed_knobs(light, Constants::kFromMemory).at("conv.h").back(), 7);
 }
 
+// A stride-2 conv over a vector's worth of channels or more keeps its zero padding inlined
+// (the nest unswitched, schedule/padding_skip.h); a stride-1 conv and a 3-channel stem copy it
+// at root. Fails if the rule inlines everywhere (ResNet-50's 64-channel 3x3 at 56x56, stride 1:
+// 0.98 of oneDNN at root, 0.75-0.89 inlined; the 7x7 stem over 3 channels 0.93 -> 0.82, Intel
+// Xeon) or nowhere (its stride-2 3x3 at 56x56: 0.89 at root, 0.96 inlined).
+TEST(DefaultSchedule, StridedConvsKeepTheirPaddingInlined) {
+  using runtime::Constants;
+  schedule::Conv2dParams strided{1, 128, 56, 56, 128, 3, 3};
+  strided.stride_h = strided.stride_w = 2;
+  strided.pad_h = strided.pad_w = 1;
+  schedule::Conv2dParams unit_stride{1, 64, 56, 56, 64, 3, 3};
+  unit_stride.pad_h = unit_stride.pad_w = 1;
+  schedule::Conv2dParams stem{1, 3, 224, 224, 64, 7, 7};
+  stem.stride_h = stem.stride_w = 2;
+  stem.pad_h = stem.pad_w = 3;
+  for (Constants constants : {Constants::kCached, Constants::kFromMemory}) {
+    EXPECT_EQ(packed_knobs(strided, constants).at("conv.producers_at_root"), 0);
+    EXPECT_EQ(packed_knobs(unit_stride, constants).at("conv.producers_at_root"), 1);
+    EXPECT_EQ(packed_knobs(stem, constants).at("conv.producers_at_root"), 1);
+  }
+}
+
 // A row-wise op's first default is the row sketch, its vector 16 lanes and its partial sums one
 // register of the machine. Fails if the per-stage sketches come first again (BERT's softmax,
 // 1536 rows of 128, ran 2.8x slower that way on a Zen 3, its layer norm 2x) or if the row
