@@ -164,6 +164,11 @@ std::optional<PaddingUnswitch> padding_unswitch(const State& state, int stage,
     diffs.push_back(simplify(part->operands[0] - part->operands[1], ranges));
     unswitch.level = std::max(unswitch.level, innermost_reading(diffs.back(), loops, tile));
   }
+  int64_t steps = 1;  // reduction steps the block runs outside the register tile
+  for (size_t i = static_cast<size_t>(unswitch.level + 1); i < loops.size(); ++i) {
+    if (!tile[i]) steps *= loops[i].extent;
+  }
+  if (steps < kMinUnswitchedSteps) return std::nullopt;
   const LoopBox block = block_below(loops, unswitch.level);
   for (size_t p = 0; p < parts.size(); ++p) {
     // Every point of the block is inside where the part holds at the block's largest diff.

@@ -35,6 +35,11 @@
 namespace tessera::schedule {
 
 inline constexpr int64_t kMinSkippedSteps = 64;
+// Unswitch only blocks that run more than one reduction step outside the register tile: a
+// depthwise conv's block is its tile alone, one step a tap, so its test costs what the select
+// did, and with the nest doubled it ran 1.6-2x slower (MobileNetV2's 3x3 depthwise convs,
+// Intel Xeon).
+inline constexpr int64_t kMinUnswitchedSteps = 2;
 
 // Guards for the update nest of reduction stage `stage` over `loops` (its loops from the
 // first reduction loop on, outermost first): element i of the result goes inside loops[i - 1]

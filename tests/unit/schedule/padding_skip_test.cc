@@ -142,13 +142,15 @@ TEST(PaddingSkip, InlinedPaddingIsReadPlainlyExactlyWhereABlockReadsNone) {
   EXPECT_EQ(w.plain_updates, kRealTapsPerSide * 1 * 6 * kLanesTimesChannels);
 }
 
-// Bug caught: a skip over a handful of statements (its test costs more than it saves).
+// Bug caught: a skip over a handful of statements (its test costs more than it saves), or an
+// unswitch of blocks of one reduction step (kMinUnswitchedSteps: a depthwise conv's taps).
 TEST(PaddingSkip, SmallBlocksAreNotTested) {
   const auto a = conv_axes();
   // Channels outermost of the taps: each (kh, kw) block is 8 lanes, under kMinSkippedSteps.
   Walk w = run({ComputeInlineStep{"pad"}, ReorderStep{"conv", {a[0], a[1], a[2], a[6], a[4], a[5], a[3]}},
                 AnnotateStep{"conv", a[3], "vectorize"}});
   EXPECT_EQ(w.skips, 0);
+  EXPECT_EQ(w.plain_updates, 0);
   EXPECT_EQ(w.updates, 36 * 9 * kLanesTimesChannels);
 }
 
