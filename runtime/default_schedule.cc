@@ -311,7 +311,7 @@ bool plane_tile(const std::vector<Knob>& knobs, size_t begin, size_t end, const 
 // its leading border is ever read (the last tap of the last output stops inside), so inlining
 // won on ResNet-50's stride-2 3x3 convs, weights evicted, against oneDNN (Intel Xeon):
 // 0.89 -> 0.96 at 56x56, 0.90 -> 0.95 at 28x28, even at 14x14. At stride 1 both borders are read
-// and the branches of the tested blocks cost more than the copy (0.98 -> 0.75-0.89 at 56x56);
+// and the branches of the tested blocks cost more than the copy (0.98 -> 0.75-0.81 at 56x56);
 // over 3 channels (a stem conv) a tap's block is too short to carry its test (0.93 -> 0.82).
 bool padding_inlined(const schedule::ComputeDAG& dag, const std::string& stage, int register_floats) {
   const int index = dag.stage_index(stage);
