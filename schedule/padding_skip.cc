@@ -83,6 +83,16 @@ LoopBox block_below(const std::vector<Loop>& loops, int level) {
   return block;
 }
 
+// Whether a padding conjunct `diff < 0` (kind kLT) or `diff <= 0` (kLE) holds at the block's
+// corner where `diff` is largest or smallest, simplified; undefined when `diff` is not linear
+// in the block's loops.
+Expr holds_at_corner(ExprKind kind, const Expr& diff, const LoopBox& block, bool largest, const RangeMap& ranges) {
+  const auto corner = extreme_corner(diff, block, largest);
+  if (!corner) return Expr();
+  const Expr at = substitute(diff, *corner);
+  return simplify(kind == ExprKind::kLT ? at < Expr(int64_t{0}) : at <= Expr(int64_t{0}), ranges);
+}
+
 bool nest_on_gpu(const StageState& s) {
   return std::any_of(s.loops.begin(), s.loops.end(),
                      [](const Loop& l) { return is_gpu_block(l.annotation) || is_gpu_thread(l.annotation); });
@@ -132,12 +142,8 @@ std::vector<std::vector<Expr>> padding_skip_guards(const State& state, int stage
     for (size_t i = level + 1; i < loops.size(); ++i) block_steps *= loops[i].extent;
     if (block_steps < kMinSkippedSteps) continue;
     // Some point of the block is inside where the part holds at the block's smallest diff.
-    const auto corner = extreme_corner(diff, block_below(loops, level), /*largest=*/false);
-    if (!corner) continue;
-    const Expr smallest = substitute(diff, *corner);
-    Expr guard = simplify(part->kind == ExprKind::kLT ? smallest < Expr(int64_t{0})
-                                                      : smallest <= Expr(int64_t{0}),
-                          ranges);
+    const Expr guard = holds_at_corner(part->kind, diff, block_below(loops, level), /*largest=*/false, ranges);
+    if (!guard.defined()) continue;
     int64_t truth = 0;
     if (is_const_int(guard, &truth) && truth) continue;  // never skips
     guards_at[level + 1].push_back(guard);
@@ -172,12 +178,8 @@ std::optional<PaddingUnswitch> padding_unswitch(const State& state, int stage,
   const LoopBox block = block_below(loops, unswitch.level);
   for (size_t p = 0; p < parts.size(); ++p) {
     // Every point of the block is inside where the part holds at the block's largest diff.
-    const auto corner = extreme_corner(diffs[p], block, /*largest=*/true);
-    if (!corner) return std::nullopt;
-    const Expr largest = substitute(diffs[p], *corner);
-    const Expr holds = simplify(parts[p]->kind == ExprKind::kLT ? largest < Expr(int64_t{0})
-                                                                : largest <= Expr(int64_t{0}),
-                                ranges);
+    const Expr holds = holds_at_corner(parts[p]->kind, diffs[p], block, /*largest=*/true, ranges);
+    if (!holds.defined()) return std::nullopt;
     int64_t truth = 0;
     if (is_const_int(holds, &truth)) {
       if (!truth) return std::nullopt;  // some point of every block is padding
