@@ -349,7 +349,8 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     std::printf("%-34s %6d %7d %11.4f %9.1f %7.1f%%\n", f.name.c_str(), f.weight, slots[t].tuning->trials(),
                 best_ms[t], gflops, 100 * share);
     nlohmann::json entry = {{"name", f.name}, {"weight", f.weight}, {"trials", slots[t].tuning->trials()},
-                            {"workload_key", f.dag.workload_key()}, {"flops", f.dag.flop_count()}};
+                            {"workload_key", f.dag.workload_key()}, {"flops", f.dag.flop_count()},
+                            {"op_tag", network[t].op_tag}};
     if (std::isfinite(best_ms[t])) entry["best_ms"] = best_ms[t], entry["best_gflops"] = gflops;
     entry["sources"] = slots[t].tuning->credit().to_json();  // default, transfer, the agent's sources
     // New bests timed again before they stood, and how many of them lost to a rival there.

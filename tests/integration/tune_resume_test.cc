@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <random>
 #include <sstream>
@@ -268,6 +269,14 @@ TEST(TuneNetwork, KilledAtRandomMomentsLosesAndRepeatsNothing) {
   const std::string shown = read_file(best);
   for (const auto& task : summary["tasks"]) {
     EXPECT_NE(shown.find("== " + task.value("name", std::string("?")) + "\n"), std::string::npos) << shown;
+    // The op tag the allocators group similar tasks by, which bench/'s allocator_replay reads
+    // back: the task's first ONNX op, which its name spells in lower case after "tN_" (fails if
+    // it is not written, or written from another field).
+    const std::string name = task.value("name", std::string());
+    std::string tag = task.value("op_tag", std::string());
+    EXPECT_FALSE(tag.empty()) << task.dump();
+    for (char& c : tag) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_EQ(name.find("_" + tag), name.find('_')) << task.dump();
   }
   fs::remove_all(root);
 }
