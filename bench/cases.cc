@@ -82,6 +82,8 @@ const std::vector<Case>& all_cases() {
       {"plugin_suite", [] { return run_plugin_suite(env_int("TESSERA_SUITE_TRIALS", 128)); }},
       // Which way of timing a kernel alone ranks two runs' kernels as the network does.
       {"network_fidelity", [] { return run_network_fidelity(); }},
+      // Every allocator on the searches logged network runs ran, no compiling or timing.
+      {"allocator_replay", [] { return run_allocator_replay(); }},
       {"harl_race_recheck", [] { return run_race_recheck("harl", env_int("TESSERA_SUITE_TRIALS", 1000)); }},
   };
   return cases;

@@ -58,6 +58,10 @@ nlohmann::json run_conv_probe();
 // states and inside the network (fidelity_cases.cc; TESSERA_FIDELITY_MODEL, _RUNS, _TASKS).
 nlohmann::json run_network_fidelity();
 
+// Every task allocator replayed on the searches of logged network runs (allocator_replay_cases.cc;
+// TESSERA_REPLAY_RUNS, TESSERA_REPLAY_SECONDS).
+nlohmann::json run_allocator_replay();
+
 // The packed conv sketch on a grid of register tiles, each against oneDNN (conv_sweep_cases.cc).
 nlohmann::json run_packed_conv_sweep(const schedule::Conv2dParams& p);
 
