@@ -12,7 +12,9 @@ themselves are the per-task search's. So, for a tuning time T, the lowest estima
 the trajectories these runs saw, is a knapsack: per task pick a run's trajectory and a number of
 rounds k >= 1 (the first is the defaults' warm-up, which every allocator gives), spending the
 rounds' seconds, so that the seconds sum to at most T. The oracle knows in which round each
-search jumps, which no allocator can, so the bound is loose: if even it cannot reach a run's
+search jumps, which no allocator can, and keeps a task's lowest logged best even where a later
+confirmation timed it higher (the runs and allocator_replay use the best as logged), so the bound
+is loose: if even it cannot reach a run's
 estimate at 2T by T, no allocation of these searches can (the half-time criterion then asks for
 faster searches, not a better allocator). Time is the sum of round seconds, for the runs as for
 the bound (the run's clock also counts its network measurements; those are left out on both
