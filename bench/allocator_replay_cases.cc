@@ -15,7 +15,8 @@
 // Replaying one run alone with its own allocator gives back that run's curve exactly.
 //
 //   TESSERA_REPLAY_RUNS="build/e2e_tune/resnet50_harl build/e2e_tune/resnet50_gradient" \
-//     bench/run.sh allocator_replay      (TESSERA_REPLAY_SECONDS: budget, default the longest run's)
+//     bench/run.sh allocator_replay      (TESSERA_REPLAY_SECONDS: budget, default the longest run's;
+//                                         TESSERA_REPLAY_ALLOCATORS: which, default every one)
 //
 // One line per allocator: the estimate (ms) at a quarter, half and all of the budget, rounds,
 // trace_ends, each task's rounds at half the budget; the returned line: the criteria on
@@ -179,8 +180,15 @@ nlohmann::json run_allocator_replay() {
   const double budget = budget_text ? std::atof(budget_text) : longest;
   const char* seed_text = std::getenv("TESSERA_SEED");
   const uint64_t seed = seed_text ? std::strtoull(seed_text, nullptr, 10) : 1;
+  std::vector<std::string> names = agents::allocator_names();
+  if (const char* chosen = std::getenv("TESSERA_REPLAY_ALLOCATORS"); chosen && *chosen) {
+    names.clear();
+    std::istringstream list(chosen);
+    for (std::string w; list >> w;) names.push_back(w);
+  }
   std::map<std::string, Replayed> results;
-  for (const std::string& name : agents::allocator_names()) {
+  for (const std::string& name : names) {
+    if (!agents::make_allocator(name, seed)) return {{"case", "allocator_replay"}, {"error", agents::make_allocator(name, seed).error().message}};
     Replayed r = replay(name, *tasks, budget, seed);
     nlohmann::json line = {{"case", "allocator_replay"}, {"allocator", name},
                            {"budget_s", budget},         {"rounds", r.rounds},
@@ -191,12 +199,16 @@ nlohmann::json run_allocator_replay() {
     std::fflush(stdout);
     results[name] = std::move(r);
   }
+  auto ratio = [&](const char* a, double at_a, const char* b, double at_b) -> nlohmann::json {
+    if (!results.count(a) || !results.count(b)) return nullptr;
+    return results[a].at(at_a) / results[b].at(at_b);
+  };
   return {{"case", "allocator_replay_summary"},
           {"runs", dirs},
           {"tasks", tasks->size()},
           {"budget_s", budget},
-          {"harl_half_vs_gradient_full", results["harl"].at(budget / 2) / results["gradient"].at(budget)},
-          {"harl_end_vs_round_robin_end", results["harl"].at(budget) / results["round_robin"].at(budget)}};
+          {"harl_half_vs_gradient_full", ratio("harl", budget / 2, "gradient", budget)},
+          {"harl_end_vs_round_robin_end", ratio("harl", budget, "round_robin", budget)}};
 }
 
 }  // namespace tessera::bench

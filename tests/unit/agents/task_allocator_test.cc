@@ -168,11 +168,14 @@ TEST(TaskAllocators, HarlSpendsRoundsWhereTheEstimateFallsAndBeatsRoundRobin) {
   std::vector<int> chosen;
   double harl_estimate = run(*harl, env_harl, &chosen);
   double rr_estimate = run(*rr, env_rr);
-  // After the warm-up (6 rounds), every round on the improving task: the converged ones hold
-  // 0.5% of the estimate, so even at their untried optimism (gain 1) they are worth less than
-  // the heavy task's measured 15% a round.
+  // After the warm-up (6 rounds), the improving task's rounds: the converged ones hold 0.5-2% of
+  // the estimate, so even at an untried task's full optimism (a first search round worth its
+  // whole share) they are worth less than the heavy task's 5-15% a round. Only late, with the
+  // heavy task near its floor (its gain ~3% a round, the light ones ~5% of the estimate each),
+  // is a light one tried, once: found converged, it is not tried again.
   ASSERT_EQ(chosen.size(), 40u);
-  EXPECT_GE(std::count(chosen.begin() + 6, chosen.end(), 0), 32);
+  EXPECT_EQ(std::count(chosen.begin() + 6, chosen.begin() + 30, 0), 24);
+  for (int light = 1; light <= 5; ++light) EXPECT_LE(std::count(chosen.begin() + 6, chosen.end(), light), 1) << light;
   EXPECT_LT(harl_estimate, 0.5 * rr_estimate);
 }
 
@@ -252,8 +255,8 @@ TEST(TaskAllocators, EachChoiceSaysWhy) {
     const bool harl = std::string(name) == "harl";
     const std::string rule = harl ? "share " : "steepest gradient";
     EXPECT_EQ(reasons[2].rfind(rule, 0), 0u) << name << ": " << reasons[2];
-    if (harl) {  // an untried task is chosen for its optimism, and says so
-      EXPECT_NE(reasons[2].find("(optimism: 1/rounds)"), std::string::npos) << reasons[2];
+    if (harl) {  // an untried task is chosen for its first search round, and says so
+      EXPECT_NE(reasons[2].find("(round 2, 1.00x the curve)"), std::string::npos) << reasons[2];
     }
   }
   auto rr = make_allocator("round_robin", 1).value();
@@ -265,6 +268,40 @@ TEST(TaskAllocators, UnknownNameIsRefusedWithTheChoices) {
   auto made = make_allocator("greedy", 1);
   ASSERT_FALSE(made);
   EXPECT_EQ(made.error().message, "unknown allocator 'greedy' (expected harl, gradient, round_robin)");
+}
+
+}  // namespace
+}  // namespace tessera::agents
+
+namespace tessera::agents {
+namespace {
+
+// The first search round of a task finds little and the second a lot (the search's
+// initialization; ResNet-50's tasks: 0.016 against 0.082). Once the curve has learned that from
+// the heavy tasks, a light task at its defaults is valued by its next two rounds, not by its
+// weak first one alone, and the log says so. Fails if the index looks one round ahead only (the
+// reason then names one round), or if the light task is not given its second search round.
+TEST(TaskAllocators, HarlValuesAnUntriedTaskByItsNextRoundsNotItsWeakFirstOne) {
+  const std::vector<double> shape = {1.0, 1.0, 0.4, 0.4};  // defaults; nothing; -60%; converged
+  std::vector<Curve> curves;
+  for (int i = 0; i < 6; ++i) curves.push_back({0, 0, 0, 8, shape});
+  curves.push_back({0, 0, 0, 1, shape});  // the light one, last
+  Synthetic net(curves);
+  auto env = net.make_env(7 + 6 * 3 + 2);
+  auto harl = make_allocator("harl", 13).value();
+  env.reset();
+  std::vector<std::string> light_reasons;
+  while (true) {
+    const int t = harl->choose(env.observation());
+    if (t < 0) break;
+    if (t == 6) light_reasons.push_back(harl->reason());
+    const auto step = env.step(t);
+    harl->observe(t, step.reward, env.observation());
+    if (step.terminated || step.truncated) break;
+  }
+  EXPECT_EQ(env.observation().views[6].best_seconds, 0.4) << "the light task's second search round";
+  ASSERT_GE(light_reasons.size(), 2u);
+  EXPECT_NE(light_reasons[1].find("over its next 2 (round 2,"), std::string::npos) << light_reasons[1];
 }
 
 }  // namespace

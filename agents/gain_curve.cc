@@ -1,0 +1,53 @@
+// The learned gain-per-round curve (see gain_curve.h).
+#include "agents/gain_curve.h"
+
+#include <algorithm>
+
+namespace tessera::agents {
+
+void GainCurve::add(int k, double gain) {
+  if (k < 2) return;
+  const size_t i = static_cast<size_t>(k - 2);
+  if (sum_.size() <= i) sum_.resize(i + 1, 0), count_.resize(i + 1, 0);
+  sum_[i] += std::clamp(gain, 0.0, 1.0);
+  count_[i] += 1;
+}
+
+double GainCurve::at(int k) const {
+  if (k < 2) return 0;
+  double mean = 0;
+  for (int j = 2; j <= k; ++j) {
+    // The prior of index j: 1 at the first search round, else the index before decayed as 1/(j-1)^2.
+    const double decay = j == 2 ? 1.0 : static_cast<double>((j - 2) * (j - 2)) / static_cast<double>((j - 1) * (j - 1));
+    const double prior = j == 2 ? 1.0 : mean * decay;
+    const size_t i = static_cast<size_t>(j - 2);
+    const double sum = i < sum_.size() ? sum_[i] : 0, n = i < count_.size() ? count_[i] : 0;
+    mean = (sum + prior) / (n + 1);
+    if (i >= sum_.size()) {  // no data from here on: the prior's decay alone, in closed form
+      const double last = static_cast<double>(j - 1);
+      const double to = static_cast<double>(k - 1);
+      return mean * (last * last) / (to * to);
+    }
+  }
+  return mean;
+}
+
+double GainCurve::tail(int k, int rounds) const {
+  double sum = 0;
+  for (int j = std::max(k, 2); j < k + rounds; ++j) sum += at(j);
+  return sum;
+}
+
+int GainCurve::count(int k) const {
+  const size_t i = static_cast<size_t>(k - 2);
+  return k >= 2 && i < count_.size() ? static_cast<int>(count_[i]) : 0;
+}
+
+double TaskGains::scale(const GainCurve& curve) const {
+  double expected = 0;
+  for (int k : rounds) expected += curve.at(k);
+  const double evidence = curve.at(2) + curve.at(3);
+  return (found + evidence) / (expected + evidence);
+}
+
+}  // namespace tessera::agents

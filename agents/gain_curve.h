@@ -1,0 +1,50 @@
+// GainCurve: what a task's k-th round of search is worth, learned across a network's tasks; the
+// model behind harl's top level (agents/task_allocator.h).
+//
+// A task's search improves its best fast at first, then ever more slowly. The relative gain of
+// a task's k-th round (k = 1: its default schedules; k >= 2: search rounds), pooled over
+// ResNet-50's 27 tasks on two logged runs, was 0.016 at k = 2 (the search's initialization:
+// random samples, a cost model that has not seen the task), 0.082 at k = 3, then 0.67-0.96 / k^2
+// (bench/NOTES.md, stop 65). So a round's worth depends first on how far the task's search has
+// gone, and only second on the task.
+//
+// The curve learns the mean gain of a k-th round from every task's rounds. Each index is shrunk,
+// with one round's weight, toward the index before it decayed as 1/(k-1)^2. The prior at k = 2
+// is 1: an untried task is worth its whole share, Ansor's g - g/t optimism at t = 1. So an index
+// no task has reached yet is the last learned one, carried on along that decay.
+//
+// A task's own rounds scale the curve: `TaskGains::scale` is the gain it found over the gain the
+// curve expected of the same rounds, shrunk toward 1 with the evidence of the first two search
+// rounds. A task that keeps beating the curve keeps a scale above 1; one that found nothing
+// fades, never to zero.
+#pragma once
+
+#include <vector>
+
+namespace tessera::agents {
+
+class GainCurve {
+ public:
+  // A task's k-th round (k >= 2) cut its best by `gain` (relative, in [0, 1]).
+  void add(int k, double gain);
+  // The expected relative gain of a k-th round (k >= 2); 0 for k < 2.
+  double at(int k) const;
+  // at(k) + at(k + 1) + ... over `rounds` rounds: what the curve says is left from round k on.
+  double tail(int k, int rounds) const;
+  // Rounds added at index k.
+  int count(int k) const;
+
+ private:
+  std::vector<double> sum_, count_;  // per index k - 2
+};
+
+// One task's search rounds against the curve.
+struct TaskGains {
+  std::vector<int> rounds;  // the indices k of its search rounds
+  double found = 0;         // the sum of their relative gains
+
+  // found / expected, both plus the curve's first two search rounds' worth of pseudo-evidence.
+  double scale(const GainCurve& curve) const;
+};
+
+}  // namespace tessera::agents

@@ -1,0 +1,71 @@
+// GainCurve: the prior, what it learns per round index, how it carries the last learned index
+// on, and a task's scale on it (agents/gain_curve.h).
+#include "agents/gain_curve.h"
+
+#include <gtest/gtest.h>
+
+namespace tessera::agents {
+namespace {
+
+// Fails if the prior is not 1 at the first search round or does not decay as 1/(k-1)^2.
+TEST(GainCurve, BeforeAnyRoundItIsTheOptimisticPrior) {
+  GainCurve curve;
+  EXPECT_DOUBLE_EQ(curve.at(1), 0.0);  // a task's defaults are not a search round
+  EXPECT_DOUBLE_EQ(curve.at(2), 1.0);
+  EXPECT_DOUBLE_EQ(curve.at(3), 0.25);
+  EXPECT_DOUBLE_EQ(curve.at(5), 1.0 / 16);
+  EXPECT_NEAR(curve.tail(2, 3), 1.0 + 0.25 + 1.0 / 9, 1e-12);
+}
+
+// ResNet-50's shape: first search rounds find little, second ones a lot. Fails if an index is
+// not learned from its own rounds (at(3) would read the prior's 0.25 decay of at(2)), if the
+// prior is not outweighed, or if an index past the data is not carried on from the last
+// learned one.
+TEST(GainCurve, LearnsEachRoundIndexAndCarriesTheLastOneOn) {
+  GainCurve curve;
+  for (int task = 0; task < 99; ++task) curve.add(2, 0.01), curve.add(3, 0.08);
+  EXPECT_NEAR(curve.at(2), (99 * 0.01 + 1.0) / 100, 1e-12);
+  EXPECT_GT(curve.at(3), 3 * curve.at(2)) << "the second search round is learned as the better one";
+  EXPECT_NEAR(curve.at(3), 0.08, 0.002);
+  EXPECT_EQ(curve.count(3), 99);
+  EXPECT_EQ(curve.count(4), 0);
+  EXPECT_NEAR(curve.at(4), curve.at(3) * 4.0 / 9.0, 1e-12);
+  EXPECT_NEAR(curve.at(11), curve.at(3) * 4.0 / 100.0, 1e-12);
+  EXPECT_NEAR(curve.tail(4, 2), curve.at(4) + curve.at(5), 1e-15);
+}
+
+// Gains outside [0, 1] (a best that got worse, a bad record) are clamped, not learned as is.
+TEST(GainCurve, GainsAreClampedToARelativeDrop) {
+  GainCurve curve;
+  curve.add(2, -3.0);
+  curve.add(2, 7.0);
+  EXPECT_NEAR(curve.at(2), (0.0 + 1.0 + 1.0) / 3, 1e-12);
+}
+
+// A task's scale: what it found over what the curve expected of the same rounds, shrunk toward
+// 1. Fails if the scale ignores the task's rounds (1 for both), ignores the shrinkage (0 for the
+// one that found nothing), or compares against the wrong rounds of the curve.
+TEST(GainCurve, ATaskScalesTheCurveByHowItHasDoneAgainstIt) {
+  GainCurve curve;
+  for (int task = 0; task < 50; ++task)
+    for (int k = 2; k <= 8; ++k) curve.add(k, 0.04);
+  TaskGains strong, idle;
+  for (int k = 2; k <= 8; ++k) {
+    strong.rounds.push_back(k), strong.found += 0.12;
+    idle.rounds.push_back(k);
+  }
+  const double expected = [&] {
+    double e = 0;
+    for (int k = 2; k <= 8; ++k) e += curve.at(k);
+    return e;
+  }();
+  const double evidence = curve.at(2) + curve.at(3);
+  EXPECT_NEAR(strong.scale(curve), (0.84 + evidence) / (expected + evidence), 1e-12);
+  EXPECT_GT(strong.scale(curve), 2.0);
+  EXPECT_LT(idle.scale(curve), 0.3);
+  EXPECT_GT(idle.scale(curve), 0.0);
+  EXPECT_DOUBLE_EQ(TaskGains{}.scale(curve), 1.0) << "a task with no search round is the curve itself";
+}
+
+}  // namespace
+}  // namespace tessera::agents
