@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <deque>
 #include <string>
 
 namespace tessera::agents {
@@ -75,100 +74,6 @@ double best_similar_throughput(const NetworkObservation& obs, int i) {
   }
   return best;
 }
-
-// harl's top level: the task whose next round is expected to cut the estimate most per
-// second, value = share x gain / seconds, where share is the task's part of the estimate
-// (weight x best / estimate, known), seconds its mean search round (learned; the network's
-// mean until it has one), and gain the relative drop of its best in one round: learned from the
-// task's rounds in a sliding window, shrunk toward a prior with one round's weight, plus a UCB
-// bonus in the same units.
-//
-// The prior is the largest of three: the network's mean gain in the window; Ansor's optimism
-// 1/t after t rounds (the best falling as 1/t, gradient's g - g/t); and, for a task far slower
-// than a similar one (same op, same FLOP class), the relative gain of reaching half that task's
-// throughput (Ansor's forward bound, beta = 2). The optimism is what makes harl try every
-// task without a fixed schedule: a task left at its default (t = 1) is worth its whole share, so
-// the heaviest tasks get their first search rounds first and a light one gets its own as soon
-// as the heavy ones' measured gains fall below its share (ResNet-50's max pool, 1.5% of the
-// estimate at its default and 2x faster one vector width away; MobileNetV2's light convs,
-// whose first search round, the search's initialization, finds little and whose second finds
-// most). It fades as 1/t^2 under a task's own measurements, so unlike Ansor's g/t a heavy task
-// that has stopped improving loses its rounds to lighter ones that still improve. A task's
-// first round (defaults, warm-up) teaches nothing about search and is left out of the
-// statistics.
-class HarlWindowAllocator : public TaskAllocator {
- public:
-  explicit HarlWindowAllocator(uint64_t seed) : rng_(seed) {}
-  std::string name() const override { return "harl_window"; }
-  int choose(const NetworkObservation& obs) override {
-    if (int warm = next_open(obs, 0, 1); warm >= 0) {
-      reason_ = "warm-up: its first round";
-      return warm;
-    }
-    for (size_t i = 0; i < obs.tasks.size(); ++i) {  // nothing correct yet: it is the estimate's hole
-      if (!obs.views[i].exhausted && !std::isfinite(obs.views[i].best_seconds)) {
-        reason_ = "no correct kernel yet";
-        return static_cast<int>(i);
-      }
-    }
-    const size_t n = obs.tasks.size();
-    std::vector<double> gain_sum(n, 0), plays(n, 0);
-    double pooled = 0;
-    for (const auto& [task, gain] : window_) gain_sum[static_cast<size_t>(task)] += gain, ++plays[static_cast<size_t>(task)], pooled += gain;
-    pooled = window_.empty() ? 0.1 : std::max(1e-4, pooled / static_cast<double>(window_.size()));
-    double all_seconds = 0, all_rounds = 0;
-    for (size_t i = 0; i < n && i < round_seconds_.size(); ++i) all_seconds += round_seconds_[i], all_rounds += search_rounds_[i];
-    const double mean_round = all_rounds > 0 ? all_seconds / all_rounds : 1.0;
-    const double horizon = std::log(static_cast<double>(window_.size()) + 2);
-    int pick = -1;
-    double top = -INFINITY;
-    for (size_t i = 0; i < n; ++i) {
-      const env::TaskView& v = obs.views[i];
-      if (v.exhausted) continue;
-      const double share = obs.tasks[i].weight * v.best_seconds / obs.estimate_seconds;
-      const double seconds = i < search_rounds_.size() && search_rounds_[i] > 0 ? round_seconds_[i] / search_rounds_[i] : mean_round;
-      const double peer = best_similar_throughput(obs, static_cast<int>(i));
-      const double behind = peer > 0 && obs.tasks[i].flops > 0 ? 1 - kBeta * obs.tasks[i].flops / peer / v.best_seconds : 0;
-      const double optimism = 1.0 / std::max(1, v.rounds);
-      const double prior = std::max({pooled, behind, optimism});
-      const double gain = (gain_sum[i] + prior) / (plays[i] + 1);
-      const double bonus = pooled * std::sqrt(horizon / (plays[i] + 1));
-      double value = share * (gain + bonus) / std::max(seconds, 1e-6);
-      value *= 1 + 1e-9 * std::uniform_real_distribution<double>(0, 1)(rng_);  // random tie-break
-      if (value > top) {
-        top = value, pick = static_cast<int>(i);
-        char text[160];
-        const char* why = prior == pooled ? "" : prior == behind ? " (2x+ slower than a similar task)" : " (optimism: 1/rounds)";
-        std::snprintf(text, sizeof text, "share %.1f%%, gain %.3g + bonus %.3g per round of %.3g s%s", 100 * share, gain,
-                      bonus, seconds, why);
-        reason_ = text;
-      }
-    }
-    return pick;
-  }
-  void observe(int task, double, const NetworkObservation& obs) override {
-    const size_t t = static_cast<size_t>(task);
-    if (round_seconds_.size() < obs.tasks.size()) {
-      round_seconds_.resize(obs.tasks.size(), 0), search_rounds_.resize(obs.tasks.size(), 0);
-      seen_seconds_.resize(obs.tasks.size(), 0);
-    }
-    const env::TaskView& v = obs.views[t];
-    const double spent = v.seconds - seen_seconds_[t];
-    seen_seconds_[t] = v.seconds;
-    const auto& h = v.best_history;
-    if (v.rounds < 2 || h.size() < 2 || !std::isfinite(h[h.size() - 2]) || h[h.size() - 2] <= 0) return;
-    round_seconds_[t] += spent;
-    search_rounds_[t] += 1;
-    window_.emplace_back(task, std::max(0.0, (h[h.size() - 2] - h.back()) / h[h.size() - 2]));
-    while (window_.size() > std::max<size_t>(64, 4 * obs.tasks.size())) window_.pop_front();
-  }
-
- private:
-  static constexpr double kBeta = 2.0;  // Ansor's: a similar task's throughput, halved, is reachable
-  std::mt19937_64 rng_;
-  std::deque<std::pair<int, double>> window_;  // (task, relative gain of its round)
-  std::vector<double> round_seconds_, search_rounds_, seen_seconds_;
-};
 
 // harl's top level: the task whose next rounds are expected to cut the estimate most per
 // second. value = share x gain / seconds: share the task's part of the estimate (weight x best /
@@ -288,7 +193,6 @@ Result<std::unique_ptr<TaskAllocator>> make_allocator(const std::string& name, u
   if (name == "round_robin") return std::unique_ptr<TaskAllocator>(new RoundRobin());
   if (name == "gradient") return std::unique_ptr<TaskAllocator>(new Gradient());
   if (name == "harl") return std::unique_ptr<TaskAllocator>(new HarlAllocator());
-  if (name == "harl_window") return std::unique_ptr<TaskAllocator>(new HarlWindowAllocator(seed));  // the earlier harl, for the replay
   std::string names;
   for (const auto& n : allocator_names()) names += (names.empty() ? "" : ", ") + n;
   return make_error("unknown allocator '" + name + "' (expected " + names + ")");

@@ -8,12 +8,14 @@
 //                rounds, forward the lesser of g - g/t (one more round's optimistic gain) and
 //                beta x FLOPs / (best throughput among similar tasks) minus g. alpha 0.2,
 //                window 3, beta 2.
-//   harl         after the same warm-up, the task whose next round should cut the estimate most
-//                per second: share of the estimate x expected relative gain of a round / its
-//                round time, the gain learned per task in a sliding window, shrunk toward a
-//                prior (the largest of the network's mean gain, Ansor's optimism 1/rounds, and
-//                for a task 2x slower than a similar one the gain of reaching half its
-//                throughput), with a UCB bonus (see HarlAllocator in the .cc).
+//   harl         after the same warm-up, the task whose next rounds should cut the estimate most
+//                per second: share of the estimate x expected relative gain per round / its
+//                round time. The gain is a curve over the round index learned from every task's
+//                rounds (agents/gain_curve.h: first search rounds find little, second ones a
+//                lot, then about 1/k^2), times the task's own scale on it (what it found over
+//                what the curve expected), averaged over the best horizon of one to three rounds;
+//                a task 2x slower than a similar one is scaled so that what is left of the curve
+//                reaches half that task's throughput (see HarlAllocator in the .cc).
 // Exhausted tasks are never chosen.
 //
 // Adding an allocator: implement TaskAllocator in agents/<name>.{h,cc} (or here when small),

@@ -198,11 +198,11 @@ TEST(TaskAllocators, HarlLeavesAHeavyConvergedTaskForImprovingOnesAndBeatsGradie
 }
 
 // Every task is tried, the heaviest first: after the warm-up the heavy task, still improving,
-// takes the first search rounds, and the light one (9% of the estimate at its default, 10x
-// faster two search rounds away) gets two search rounds in 40 once the heavy one's measured
-// gain has fallen below what the light one's optimism (1/rounds) promises. Without the
-// optimism its prior is the network's mean gain and it is never chosen (ResNet-50's max pool,
-// 1 trial in 20 minutes).
+// takes the first search round, and the light one (9% of the estimate at its default, 10x
+// faster two search rounds away) gets two search rounds in 40 once the heavy one's gain has
+// fallen below what an untried task's first rounds promise on the curve (its prior: a first
+// search round worth the whole share). Without that optimism a light task is worth the network's
+// learned gain and is never chosen (ResNet-50's max pool, 1 trial in 20 minutes).
 TEST(TaskAllocators, HarlTriesTheHeavyTaskFirstAndALightOneWhenTheHeavyOneSlows) {
   Synthetic net({{0, 0, 0, 10, {100, 90, 89.9}}, {0, 0, 0, 100, {1.0, 0.3, 0.1}}});
   auto env = net.make_env(40);
@@ -216,7 +216,8 @@ TEST(TaskAllocators, HarlTriesTheHeavyTaskFirstAndALightOneWhenTheHeavyOneSlows)
 
 // A task whose two search rounds found nothing, but which runs at a quarter of the throughput of
 // a similar task (same op, same FLOP class), gets more rounds: its prior is the gain of reaching
-// half that throughput. Without it harl leaves the task at 2.0 (its gain measured at zero).
+// half that throughput: its scale on the gain curve is at least the one at which what is left of
+// the curve gets there. Without it harl leaves the task at 2.0 (its gain measured at zero).
 TEST(TaskAllocators, HarlGivesATaskFarBehindASimilarOneMoreRounds) {
   std::vector<Curve> curves = {{0, 0, 0, 1, {2.0, 2.0, 2.0, 1.0, 0.6, 0.5}, "conv2d", 1e9},  // 4x behind its peer
                                {0, 0, 0, 1, {0.5}, "conv2d", 1e9},                      // the peer, converged
