@@ -5,8 +5,9 @@
 // a task's k-th round (k = 1: its default schedules; k >= 2: search rounds), pooled over
 // ResNet-50's 27 tasks on two logged runs, was 0.016 at k = 2 (the search's initialization:
 // random samples, a cost model that has not seen the task), 0.082 at k = 3, then 0.67-0.96 / k^2
-// (bench/NOTES.md, stop 65). So a round's worth depends first on how far the task's search has
-// gone, and only second on the task.
+// (bench/NOTES.md, stop 65 on an Intel Xeon). On a Zen 5 (stop 66) the first search round was
+// the strongest, 0.028-0.049, with 0.013-0.040 at k = 3. Either way a round's worth depends first
+// on how far the task's search has gone, and the shape is learned, not assumed.
 //
 // The curve learns the mean gain of a k-th round from every task's rounds. Each index is shrunk,
 // with one round's weight, toward the index before it decayed as 1/(k-1)^2. The prior at k = 2

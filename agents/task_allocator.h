@@ -11,8 +11,8 @@
 //   harl         after the same warm-up, the task whose next rounds should cut the estimate most
 //                per second: share of the estimate x expected relative gain per round / its
 //                round time. The gain is a curve over the round index learned from every task's
-//                rounds (agents/gain_curve.h: first search rounds find little, second ones a
-//                lot, then about 1/k^2), times the task's own scale on it (what it found over
+//                rounds (agents/gain_curve.h: falling about as 1/k^2, a first search round
+//                sometimes weaker than the second), times the task's own scale on it (found over
 //                what the curve expected), averaged over the best horizon of one to three rounds;
 //                a task 2x slower than a similar one is scaled so that what is left of the curve
 //                reaches half that task's throughput (see HarlAllocator in the .cc).
