@@ -188,7 +188,7 @@ nlohmann::json run_allocator_replay() {
   }
   std::map<std::string, Replayed> results;
   for (const std::string& name : names) {
-    if (!agents::make_allocator(name, seed)) return {{"case", "allocator_replay"}, {"error", agents::make_allocator(name, seed).error().message}};
+    if (auto made = agents::make_allocator(name, seed); !made) return {{"case", "allocator_replay"}, {"error", made.error().message}};
     Replayed r = replay(name, *tasks, budget, seed);
     nlohmann::json line = {{"case", "allocator_replay"}, {"allocator", name},
                            {"budget_s", budget},         {"rounds", r.rounds},

@@ -201,8 +201,8 @@ TEST(TaskAllocators, HarlLeavesAHeavyConvergedTaskForImprovingOnesAndBeatsGradie
 // takes the first search round, and the light one (9% of the estimate at its default, 10x
 // faster two search rounds away) gets two search rounds in 40 once the heavy one's gain has
 // fallen below what an untried task's first rounds promise on the curve (its prior: a first
-// search round worth the whole share). Without that optimism a light task is worth the network's
-// learned gain and is never chosen (ResNet-50's max pool, 1 trial in 20 minutes).
+// search round worth the whole share). An earlier harl without such optimism never chose
+// ResNet-50's max pool (1 trial in 20 minutes).
 TEST(TaskAllocators, HarlTriesTheHeavyTaskFirstAndALightOneWhenTheHeavyOneSlows) {
   Synthetic net({{0, 0, 0, 10, {100, 90, 89.9}}, {0, 0, 0, 100, {1.0, 0.3, 0.1}}});
   auto env = net.make_env(40);
