@@ -22,7 +22,13 @@ double GainCurve::at(int k) const {
     const double prior = j == 2 ? 1.0 : mean * decay;
     const size_t i = static_cast<size_t>(j - 2);
     const double sum = i < sum_.size() ? sum_[i] : 0, n = i < count_.size() ? count_[i] : 0;
-    mean = (sum + prior) / (n + 1);
+    // Past the first search round, never below the prior: an index where no task found
+    // anything says gains there are rare, not gone. Without this floor each such index cuts the
+    // curve by n + 1 (BERT's nine tasks: 10x a round), the late curve falls off exponentially,
+    // and harl's choice among tasks deep in their searches goes to the one with the fewest
+    // rounds (round-robin) instead of by share.
+    const double learned = (sum + prior) / (n + 1);
+    mean = j == 2 ? learned : std::max(learned, prior);
     if (i >= sum_.size()) {  // no data from here on: the prior's decay alone, in closed form
       const double last = static_cast<double>(j - 1);
       const double to = static_cast<double>(k - 1);

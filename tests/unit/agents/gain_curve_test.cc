@@ -34,6 +34,22 @@ TEST(GainCurve, LearnsEachRoundIndexAndCarriesTheLastOneOn) {
   EXPECT_NEAR(curve.tail(4, 2), curve.at(4) + curve.at(5), 1e-15);
 }
 
+// Deep in their searches tasks gain rarely: indices where no task found anything. Each reads the
+// index before it decayed as 1/(k-1)^2, not less. Fails without the floor: each empty index
+// then cuts the curve by its rounds + 1 (10x here), so at(12) would be ~1e-12 of at(3).
+TEST(GainCurve, EmptyIndicesDecayAsThePriorNotGeometrically) {
+  GainCurve curve;
+  for (int task = 0; task < 9; ++task) {
+    curve.add(2, 0.03), curve.add(3, 0.02);
+    for (int k = 4; k <= 40; ++k) curve.add(k, 0.0);
+  }
+  for (int k = 4; k <= 40; ++k) EXPECT_NEAR(curve.at(k), curve.at(k - 1) * (k - 2) * (k - 2) / ((k - 1.0) * (k - 1)), 1e-15) << k;
+  EXPECT_NEAR(curve.at(12), curve.at(3) * 4.0 / 121.0, 1e-15);
+  // An index whose tasks did gain is learned above the floor as before.
+  curve.add(41, 0.5);
+  EXPECT_GT(curve.at(41), 10 * curve.at(40));
+}
+
 // Gains outside [0, 1] (a best that got worse, a bad record) are clamped, not learned as is.
 TEST(GainCurve, GainsAreClampedToARelativeDrop) {
   GainCurve curve;
