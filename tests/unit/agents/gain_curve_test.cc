@@ -36,7 +36,7 @@ TEST(GainCurve, LearnsEachRoundIndexAndCarriesTheLastOneOn) {
 
 // Deep in their searches tasks gain rarely: indices where no task found anything. Each reads the
 // index before it decayed as 1/(k-1)^2, not less. Fails without the floor: each empty index
-// then cuts the curve by its rounds + 1 (10x here), so at(12) would be ~1e-12 of at(3).
+// then cuts the curve by its rounds + 1 (10x here), so at(12) would be below 1e-9 of at(3).
 TEST(GainCurve, EmptyIndicesDecayAsThePriorNotGeometrically) {
   GainCurve curve;
   for (int task = 0; task < 9; ++task) {
