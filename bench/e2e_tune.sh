@@ -21,7 +21,10 @@
 # each run's records cut at 1/4, 1/2 and all of the budget, all cuts in the same rounds (one line
 # per run and mark, and a summary line with the issue's criteria: harl at half the budget against
 # gradient at the whole, harl's end against round-robin's). These, not measured_ms_at, are the
-# figures to compare allocators by.
+# figures to compare allocators by. Then bench/allocation_bound.py's lines: the lowest estimate
+# any allocation of the logged searches reaches by each mark, over all runs and on each run's
+# own searches ("allocation_bound_own": "vs_own_end" at half the budget above 1 says that no
+# allocator driving that run's searches could have reached its end in half the time).
 # When ResNet-50 and MobileNetV2 are both run, MobileNetV2 is also tuned from ResNet-50's run
 # of the first allocator with no search (--from ... --budget.trials=0), one more line:
 #   {"case": "e2e_tune_transfer", "model": "mobilenetv2", "from": "resnet50", "transfer_ms",
@@ -108,10 +111,13 @@ for m in "${models[@]}"; do
     fi
     run_dirs+=("$dir")
   done
+  marks=$(/usr/bin/python3 -c "print(','.join(str(round($seconds * q)) for q in (0.25, 0.5, 1)))")
   if ((${#run_dirs[@]} > 1)); then
     log "$m: the allocators' records cut at each quarter of the budget, timed side by side"
-    /usr/bin/python3 "$root/bench/e2e_allocators.py" "$onnx" "${run_dirs[@]}" --rounds "$final_rounds" \
-      --marks "$(/usr/bin/python3 -c "print(','.join(str(round($seconds * q)) for q in (0.25, 0.5, 1)))")"
+    /usr/bin/python3 "$root/bench/e2e_allocators.py" "$onnx" "${run_dirs[@]}" --rounds "$final_rounds" --marks "$marks"
+  fi
+  if ((${#run_dirs[@]} > 0)); then
+    /usr/bin/python3 "$root/bench/allocation_bound.py" "${run_dirs[@]}" --at "$marks" | grep -v '"allocation_bound_run"'
   fi
 done
 
