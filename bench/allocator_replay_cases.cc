@@ -10,9 +10,9 @@
 // which, default every one).
 //
 // One line per network and allocator: the estimate (ms) at a quarter, half and all of the
-// budget, rounds, trace_ends, each task's rounds at half the budget; then one summary line per
-// network: the criteria on the replay (harl at half over gradient at the end; harl's end
-// over round-robin's).
+// budget, rounds, trace_ends, each task's rounds at half the budget; at the end one line per
+// network without "allocator": the criteria on the replay (harl at half over gradient at
+// the end; harl's end over round-robin's).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -57,7 +57,8 @@ std::vector<std::vector<std::string>> shipped_trace_sets() {
   return sets;
 }
 
-// Replays every chosen allocator on one set of runs; prints one line each and returns the summary.
+// Replays every chosen allocator on one set of runs; prints one line each and returns the
+// criteria line (or the error).
 nlohmann::json replay_set(const std::vector<std::string>& dirs, const std::vector<std::string>& names) {
   auto traces = experiments::load_replay_traces(dirs);
   if (!traces) return {{"case", "allocator_replay"}, {"error", traces.error().message}};
@@ -84,8 +85,7 @@ nlohmann::json replay_set(const std::vector<std::string>& dirs, const std::vecto
     if (!results.count(a) || !results.count(b)) return nullptr;
     return results[a].at(at_a) / results[b].at(at_b);
   };
-  return {{"case", "allocator_replay_summary"},
-          {"runs", dirs},
+  return {{"runs", dirs},
           {"tasks", traces->tasks.size()},
           {"budget_s", budget},
           {"harl_half_vs_gradient_full", ratio("harl", budget / 2, "gradient", budget)},
@@ -104,8 +104,9 @@ nlohmann::json run_allocator_replay() {
     sets = shipped_trace_sets();
     if (sets.empty()) return {{"case", "allocator_replay"}, {"error", "no traces under tests/data/network_traces"}};
   }
-  for (size_t i = 0; i + 1 < sets.size(); ++i) std::printf("%s\n", replay_set(sets[i], names).dump().c_str());
-  return replay_set(sets.back(), names);
+  nlohmann::json summaries = nlohmann::json::array();
+  for (const auto& runs : sets) summaries.push_back(replay_set(runs, names));
+  return summaries;
 }
 
 }  // namespace tessera::bench
