@@ -20,6 +20,9 @@
 //
 // Adding an allocator: implement TaskAllocator in agents/<name>.{h,cc} (or here when small),
 // add it to `make_allocator` and `allocator_names`, and to tests/unit/agents/task_allocator_test.cc.
+// `build/tessera_bench allocator_replay` then runs it beside the others on the logged 20-minute
+// searches of three networks (tests/data/network_traces/) in about a second; harl is held to
+// gradient and round-robin on them by tests/unit/experiments/allocator_replay_test.cc.
 #pragma once
 
 #include <memory>
