@@ -9,6 +9,9 @@
 //   choosing tasks is for.
 // With harl's share of the network replaced by an even split, all six cases fail (checked);
 // round-robin held to the first check fails it on every network (asserted below).
+// resnet50_stop70 (logged after this test was written) is not among the cases: on it harl is
+// 1.6-1.8% behind gradient a quarter in and up to 0.8% at half (bench/NOTES.md, stop 70), a
+// weakness found, not yet mended; the replay of its runs is still checked below.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -94,11 +97,11 @@ INSTANTIATE_TEST_SUITE_P(
 // round (summary.json's estimated_ms_in_loop). Fails if the replay misreads, drops or rescales a
 // round, or stops early.
 TEST(AllocatorReplay, ARunReplayedWithItsOwnAllocatorEndsOnItsOwnEstimate) {
-  for (const char* network : {"resnet50", "mobilenetv2", "bert_base"}) {
+  for (const char* network : {"resnet50", "resnet50_stop70", "mobilenetv2", "bert_base"}) {
     for (const char* allocator : {"harl", "gradient", "round_robin"}) {
       const std::string dir = kTraces + network + "/" + allocator;
       std::ifstream in(dir + "/summary.json");
-      if (!in) continue;  // ResNet-50 has no round-robin run
+      if (!in) continue;  // stop 66's ResNet-50 pair has no round-robin run
       const double logged_ms = nlohmann::json::parse(in).at("estimated_ms_in_loop").get<double>();
       const ReplayedTraces traces = load(network, {allocator});
       ASSERT_FALSE(traces.tasks.empty());
