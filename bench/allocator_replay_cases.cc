@@ -7,7 +7,9 @@
 //
 //   TESSERA_REPLAY_RUNS="build/e2e_tune/resnet50_harl build/e2e_tune/resnet50_gradient" bench/run.sh allocator_replay
 // (TESSERA_REPLAY_SECONDS: the budget, default the longest run's; TESSERA_REPLAY_ALLOCATORS:
-// which, default every one).
+// which, default every one; TESSERA_REPLAY_CHOICES=FILE: every allocator's every choice, why it
+// made it and the estimate after it, one JSON line each, written to FILE: what an allocator
+// author reads to see where two allocators part).
 //
 // One line per network and allocator: the estimate (ms) at a quarter, half and all of the
 // budget, rounds, trace_ends, each task's rounds at half the budget; at the end one line per
@@ -59,7 +61,8 @@ std::vector<std::vector<std::string>> shipped_trace_sets() {
 
 // Replays every chosen allocator on one set of runs; prints one line each and returns the
 // criteria line (or the error).
-nlohmann::json replay_set(const std::vector<std::string>& dirs, const std::vector<std::string>& names) {
+nlohmann::json replay_set(const std::vector<std::string>& dirs, const std::vector<std::string>& names,
+                          std::FILE* choices) {
   auto traces = experiments::load_replay_traces(dirs);
   if (!traces) return {{"case", "allocator_replay"}, {"error", traces.error().message}};
   for (const std::string& w : traces->warnings) std::fprintf(stderr, "allocator_replay: %s\n", w.c_str());
@@ -79,6 +82,13 @@ nlohmann::json replay_set(const std::vector<std::string>& dirs, const std::vecto
       line["estimated_ms_at"][std::to_string(static_cast<int>(budget * share))] = r->at(budget * share);
     std::printf("%s\n", line.dump().c_str());
     std::fflush(stdout);
+    for (size_t i = 0; choices && i < r->choices.size(); ++i) {
+      const experiments::ReplayChoice& c = r->choices[i];
+      const nlohmann::json choice = {{"runs", dirs},     {"allocator", name}, {"round", i + 1},
+                                     {"task", c.task},   {"reason", c.reason}, {"seconds", c.seconds},
+                                     {"estimated_ms", std::isfinite(c.estimate_ms) ? nlohmann::json(c.estimate_ms) : nullptr}};
+      std::fprintf(choices, "%s\n", choice.dump().c_str());
+    }
     results[name] = std::move(*r);
   }
   auto ratio = [&](const char* a, double at_a, const char* b, double at_b) -> nlohmann::json {
@@ -104,8 +114,14 @@ nlohmann::json run_allocator_replay() {
     sets = shipped_trace_sets();
     if (sets.empty()) return {{"case", "allocator_replay"}, {"error", "no traces under tests/data/network_traces"}};
   }
+  std::FILE* choices = nullptr;
+  if (const char* path = std::getenv("TESSERA_REPLAY_CHOICES"); path && *path) {
+    choices = std::fopen(path, "w");
+    if (!choices) return {{"case", "allocator_replay"}, {"error", std::string("cannot write TESSERA_REPLAY_CHOICES=") + path}};
+  }
   nlohmann::json summaries = nlohmann::json::array();
-  for (const auto& runs : sets) summaries.push_back(replay_set(runs, names));
+  for (const auto& runs : sets) summaries.push_back(replay_set(runs, names, choices));
+  if (choices) std::fclose(choices);
   return summaries;
 }
 

@@ -118,9 +118,7 @@ Result<ReplayCurve> replay_allocator(const std::string& name, const std::vector<
           end.seconds = 0, end.exhausted = true;
           return end;
         }
-        env::RoundResult r = trace[k++];
-        r.exhausted = false;
-        return r;
+        return trace[k++];  // a task whose search ran out in the logged run runs out here too
       },
       0, budget);
   environment.reset();
@@ -131,6 +129,8 @@ Result<ReplayCurve> replay_allocator(const std::string& name, const std::vector<
     (*allocator)->observe(t, step.reward, environment.observation());
     ++out.rounds;
     const auto& obs = environment.observation();
+    out.choices.push_back({tasks[static_cast<size_t>(t)].task.name, (*allocator)->reason(), obs.elapsed_seconds,
+                           obs.estimate_seconds * 1e3});
     if (std::isfinite(obs.estimate_seconds)) out.points.emplace_back(obs.elapsed_seconds, obs.estimate_seconds * 1e3);
     if (obs.elapsed_seconds <= budget / 2)
       for (size_t i = 0; i < tasks.size(); ++i) out.rounds_at_half[tasks[i].task.name] = obs.views[i].rounds;

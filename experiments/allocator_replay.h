@@ -3,9 +3,12 @@
 // task's best after each round and the round's seconds. A replay gives an allocator
 // (agents/task_allocator.h, the same code `tessera tune` runs) a NetworkEnv whose k-th round of
 // a task returns that task's k-th logged round, taken from the run that gave the task the most
-// rounds; a task asked for more rounds than any run gave it is exhausted there. Every allocator
-// so meets the same searches at the same seconds, without the machine's noise and without one
-// run's luck on a heavy task, and an allocator change is judged in seconds instead of an hour.
+// rounds; a task asked for more rounds than any run gave it is exhausted there, and one whose
+// search ran out in that run (its last round logged as exhausted) runs out at the same round.
+// Every allocator so meets the same searches at the same seconds, without the machine's noise
+// and without one run's luck on a heavy task, and an allocator change is judged in seconds
+// instead of an hour. Given a run's own rounds, the allocator that ran it makes its choices
+// again, round for round.
 //
 // Traces from runs after the first are scaled so that each task's first round (its default
 // schedules) reads as in the first run: runs tuned one after another meet the machine at
@@ -45,11 +48,21 @@ struct ReplayedTraces {
 // runs must be of one network; errors name the file and what is wrong.
 Result<ReplayedTraces> load_replay_traces(const std::vector<std::string>& run_dirs);
 
+// One choice of the allocator: the task it gave a round to, why (TaskAllocator::reason), and
+// where the clock and the estimate stood after that round.
+struct ReplayChoice {
+  std::string task;
+  std::string reason;
+  double seconds = 0;      // the clock after the round
+  double estimate_ms = 0;  // the network estimate after the round (inf before every task has a kernel)
+};
+
 struct ReplayCurve {
   std::vector<std::pair<double, double>> points;  // (seconds, estimated network ms) after each round
   int rounds = 0;
   int trace_ends = 0;                          // rounds asked beyond every logged trace
   std::map<std::string, int> rounds_at_half;   // per task, its rounds at half the budget
+  std::vector<ReplayChoice> choices;           // every round, in order
   double at(double seconds) const;             // the estimate (ms) when the clock passed `seconds`; NaN before any
 };
 

@@ -112,6 +112,37 @@ TEST(AllocatorReplay, ARunReplayedWithItsOwnAllocatorEndsOnItsOwnEstimate) {
   }
 }
 
+// The replay is the live loop without the machine: an allocator given a run's own rounds makes
+// that run's choices, task for task and in order. Checked on the runs of the two reference
+// allocators, which do not change (harl's own stop-68 to stop-70 runs also matched when this was
+// written; stop 66's harl run, logged by an older harl, parts at its 50th round). Fails if the
+// replay hands an allocator a round other than the one the live run saw (a different round, its
+// seconds, its best), or lets it ask again a task whose search ran out in the live run (the
+// round-robin runs of ResNet-50 and BERT then part where t1_maxpool's and t1_reshape_transpose's
+// searches ran out).
+TEST(AllocatorReplay, AReferenceAllocatorReplayedOnItsOwnRunMakesTheLiveRunsChoices) {
+  int runs = 0;
+  for (const char* network : {"resnet50", "resnet50_stop70", "mobilenetv2", "bert_base"}) {
+    for (const char* allocator : {"gradient", "round_robin"}) {
+      const std::string dir = kTraces + network + "/" + allocator;
+      std::ifstream in(dir + "/rounds.jsonl");
+      if (!in) continue;
+      std::vector<std::string> live;
+      for (std::string line; std::getline(in, line);) live.push_back(nlohmann::json::parse(line).at("task"));
+      const ReplayedTraces traces = load(network, {allocator});
+      auto curve = replay_allocator(allocator, traces.tasks, traces.longest_seconds, 1);
+      ASSERT_TRUE(curve.ok());
+      ASSERT_EQ(curve->choices.size(), live.size()) << network << " " << allocator;
+      for (size_t i = 0; i < live.size(); ++i) {
+        ASSERT_EQ(curve->choices[i].task, live[i]) << network << " " << allocator << ", round " << i + 1;
+        EXPECT_FALSE(curve->choices[i].reason.empty()) << "round " << i + 1;
+      }
+      ++runs;
+    }
+  }
+  EXPECT_EQ(runs, 7);
+}
+
 TEST(AllocatorReplay, RunsOfDifferentNetworksAreRefusedByName) {
   auto traces = load_replay_traces({kTraces + "resnet50/harl", kTraces + "bert_base/harl"});
   ASSERT_FALSE(traces.ok());
