@@ -18,6 +18,41 @@ struct OutOfBounds {
   std::string message;
 };
 
+int64_t num_elements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// A lazily evaluated stage's values at the points read so far: a dense array with a "known"
+// mark per point while the stage is small enough (a ResNet-50 conv's padded input: 0.8M points),
+// else a hash map. Hash lookups of the padded input were most of a convolution's check.
+class Memo {
+ public:
+  static constexpr int64_t kMaxDense = int64_t{1} << 21;  // 16 MiB of doubles at most
+  void size(int64_t points) {
+    if (points <= kMaxDense) values_.assign(static_cast<size_t>(points), 0), known_.assign(static_cast<size_t>(points), 0);
+  }
+  const double* find(int64_t flat) const {
+    if (!known_.empty()) return known_[static_cast<size_t>(flat)] ? &values_[static_cast<size_t>(flat)] : nullptr;
+    auto it = sparse_.find(flat);
+    return it == sparse_.end() ? nullptr : &it->second;
+  }
+  void put(int64_t flat, double value) {
+    if (known_.empty()) {
+      sparse_.emplace(flat, value);
+      return;
+    }
+    values_[static_cast<size_t>(flat)] = value;
+    known_[static_cast<size_t>(flat)] = 1;
+  }
+
+ private:
+  std::vector<double> values_;
+  std::vector<unsigned char> known_;
+  std::unordered_map<int64_t, double> sparse_;
+};
+
 class Evaluator {
  public:
   explicit Evaluator(std::map<std::string, std::vector<double>>& data) : data_(data) {}
@@ -110,11 +145,41 @@ class Evaluator {
   }
 
  private:
+  // What a load of one tensor reads: resolved by name once per load expression, then found by
+  // the expression's address (name lookups in string-keyed maps were a third of the time).
+  struct Source {
+    const std::vector<int64_t>* shape = nullptr;
+    const std::vector<double>* data = nullptr;  // an input, or a stage computed in full
+    const TensorNode* lazy = nullptr;           // else a stage evaluated on demand...
+    Memo* memo = nullptr;                       // ...at the points read so far
+  };
+
+  const Source& source_of(const Expr& e) {
+    if (auto it = sources_.find(e.get()); it != sources_.end()) return it->second;
+    Source s;
+    s.shape = &shapes_.at(e->name);
+    if (auto it = data_.find(e->name); it != data_.end()) {
+      s.data = &it->second;
+    } else {
+      auto lazy = lazy_.find(e->name);
+      if (lazy == lazy_.end()) throw OutOfBounds{"read of '" + e->name + "' before it is computed"};
+      s.lazy = lazy->second;
+      s.memo = &memo_[e->name];
+      s.memo->size(num_elements(*s.shape));
+    }
+    return sources_.emplace(e.get(), s).first->second;  // only once it resolves: a stage computed later
+  }
+
   double load(const Expr& e) {
-    const auto& shape = shapes_.at(e->name);
-    std::vector<int64_t> index(e->operands.size());
+    const Source& source = source_of(e);
+    const std::vector<int64_t>& shape = *source.shape;
+    const size_t dims = e->operands.size();
+    constexpr size_t kInline = 8;
+    int64_t inline_index[kInline];
+    std::vector<int64_t> heap_index(dims > kInline ? dims : 0);
+    int64_t* index = dims > kInline ? heap_index.data() : inline_index;
     int64_t flat = 0;
-    for (size_t d = 0; d < e->operands.size(); ++d) {
+    for (size_t d = 0; d < dims; ++d) {
       index[d] = static_cast<int64_t>(eval(e->operands[d]));
       if (index[d] < 0 || index[d] >= shape[d]) {
         throw OutOfBounds{"read of " + e->name + " at dimension " + std::to_string(d) + " index " +
@@ -122,15 +187,12 @@ class Evaluator {
       }
       flat = flat * shape[d] + index[d];
     }
-    if (auto it = data_.find(e->name); it != data_.end()) return it->second[static_cast<size_t>(flat)];
-    auto lazy = lazy_.find(e->name);
-    if (lazy == lazy_.end()) throw OutOfBounds{"read of '" + e->name + "' before it is computed"};
-    auto& memo = memo_[e->name];
-    if (auto hit = memo.find(flat); hit != memo.end()) return hit->second;
-    const TensorNode& t = *lazy->second;
-    for (size_t d = 0; d < index.size(); ++d) bind(t.axes[d].var.get(), index[d]);
+    if (source.data) return (*source.data)[static_cast<size_t>(flat)];
+    if (const double* hit = source.memo->find(flat)) return *hit;
+    const TensorNode& t = *source.lazy;
+    for (size_t d = 0; d < dims; ++d) bind(t.axes[d].var.get(), index[d]);
     double value = value_at_bound_point(t);
-    memo.emplace(flat, value);
+    source.memo->put(flat, value);
     return value;
   }
 
@@ -141,7 +203,8 @@ class Evaluator {
   std::map<std::string, std::vector<int64_t>> shapes_;
   std::vector<std::pair<const ExprNode*, int64_t>> env_;
   std::map<std::string, const TensorNode*> lazy_;
-  std::map<std::string, std::unordered_map<int64_t, double>> memo_;
+  std::map<std::string, Memo> memo_;
+  std::unordered_map<const ExprNode*, Source> sources_;
 };
 
 // Calls fn for every point of the box `extents`, binding `axes`.

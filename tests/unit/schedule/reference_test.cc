@@ -213,6 +213,40 @@ TEST(ReferenceAtTest, SamePointsAsFullEvaluation) {
   }
 }
 
+// A stage read on demand is memoized densely while small and in a hash map past 2^21 points;
+// this padded input (1502 x 1502) takes the hash map. Fails if that path returns a memoized
+// value for the wrong point (the adjacent output points read 6 of each other's 9 inputs) or
+// loses the padding at the border.
+TEST(ReferenceAtTest, AStageTooLargeForTheDenseMemoIsEvaluatedTheSameWay) {
+  Conv2dParams p;
+  p.height = p.width = 1500;
+  p.kernel_h = p.kernel_w = 3;
+  p.pad_h = p.pad_w = 1;
+  auto dag = conv2d(p);
+  ASSERT_TRUE(dag.ok());
+  ASSERT_GE(dag->stage_index("pad"), 0);
+  ASSERT_GT(dag->stages()[size_t(dag->stage_index("pad"))].num_elements(), int64_t{1} << 21);
+  TensorValues in = random_inputs(*dag, 5);
+  const std::vector<float>& x = in.at("X");
+  const std::vector<float>& w = in.at("W");
+  auto direct = [&](int64_t h, int64_t c) {
+    double sum = 0;
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t s = 0; s < 3; ++s) {
+        const int64_t y = h + r - 1, xx = c + s - 1;
+        if (y >= 0 && y < 1500 && xx >= 0 && xx < 1500) sum += double(x[size_t(y * 1500 + xx)]) * w[size_t(r * 3 + s)];
+      }
+    return sum;
+  };
+  const std::vector<std::pair<int64_t, int64_t>> pixels{{0, 0}, {0, 1}, {750, 750}, {750, 751}, {1499, 1499}};
+  std::vector<int64_t> points;
+  for (auto [h, c] : pixels) points.push_back(h * 1500 + c);
+  auto at = evaluate_reference_at(*dag, in, "conv", points);
+  ASSERT_TRUE(at.ok()) << at.error().message;
+  for (size_t i = 0; i < pixels.size(); ++i)
+    EXPECT_NEAR((*at)[i], direct(pixels[i].first, pixels[i].second), 1e-5) << "pixel " << i;
+}
+
 TEST(ReferenceErrorTest, BadInputsAndPoints) {
   auto dag = matmul(2, 2, 2);
   ASSERT_TRUE(dag.ok());
