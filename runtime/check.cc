@@ -26,7 +26,7 @@ size_t damaged(const unsigned char* zone) {
 
 // The reference values of `output` at `points`, evaluated in chunks on every core: the
 // interpreter is most of preparing a large task (seconds for the 65,536 sampled points of a
-// ResNet-50 convolution). Each chunk evaluates its points alone, so the values do not depend on
+// ResNet-50 convolution; schedule/reference.h). Each chunk evaluates its points alone, so the values do not depend on
 // the chunking.
 Result<std::vector<float>> reference_at(const schedule::ComputeDAG& dag, const schedule::TensorValues& inputs,
                                         const std::string& output, const std::vector<int64_t>& points) {

@@ -53,41 +53,188 @@ class Memo {
   std::unordered_map<int64_t, double> sparse_;
 };
 
+// The evaluator works on the stages' expressions compiled once into a flat array of ops whose
+// operands, variables and loaded tensors are indices: a point of a convolution's reduction then
+// costs no name lookup, hash or allocation. Errors keep the interpreter's semantics: an
+// unbound variable, a read out of bounds or of a tensor not yet computed fail only when
+// evaluated (Select evaluates one branch, so a padded read outside a tensor never happens).
 class Evaluator {
  public:
-  explicit Evaluator(std::map<std::string, std::vector<double>>& data) : data_(data) {}
+  Evaluator(std::map<std::string, std::vector<double>>& data, const ComputeDAG& dag) : data_(data) {
+    for (const Tensor& t : dag.stages()) shapes_[t->name] = t->shape;
+  }
 
-  void bind(const ExprNode* v, int64_t value) {
-    for (auto& [var, val] : env_) {
-      if (var == v) { val = value; return; }
+  // Stage `t` is evaluated point by point when read (memoized) instead of in full.
+  void make_lazy(const TensorNode* t) { lazy_[t->name] = t; }
+
+  // The value of `t` at `index` (one entry per axis).
+  double value_at(const TensorNode& t, const int64_t* index) {
+    const Stage& stage = stage_of(t);
+    for (size_t d = 0; d < stage.axes.size(); ++d) set(stage.axes[d], index[d]);
+    return value_at_bound_point(stage);
+  }
+
+  // Every point of `t`, in row-major order.
+  std::vector<double> evaluate_all(const TensorNode& t) {
+    const Stage& stage = stage_of(t);
+    std::vector<double> out;
+    out.reserve(static_cast<size_t>(num_elements(t.shape)));
+    for_each_point(stage.axes, t.shape, [&] { out.push_back(value_at_bound_point(stage)); });
+    return out;
+  }
+
+ private:
+  struct Op {
+    ExprKind kind = ExprKind::kIntImm;
+    DType dtype = DType::kFloat32;  // the expression's (kCast: the target)
+    bool integer = false;   // binary ops: operand 0 is not a float
+    CallFn fn = CallFn::kExp;
+    double imm = 0;         // kIntImm / kFloatImm
+    int a = -1, b = -1, c = -1;  // operand ops
+    int index = -1;         // kVar: its slot; kLoad: its source (-1: unresolved, an error if run)
+    std::vector<int> dims;  // kLoad: the index ops
+    Expr expr;              // for error messages
+  };
+  struct Stage {
+    int body = -1, init = -1;
+    ReduceKind reduce = ReduceKind::kNone;
+    std::vector<int> axes, reduce_axes;  // variable slots
+    std::vector<int64_t> reduce_extents;
+  };
+  // What a load of one tensor reads.
+  struct Source {
+    const std::vector<int64_t>* shape = nullptr;
+    const std::vector<double>* data = nullptr;  // an input, or a stage computed in full
+    const Stage* lazy = nullptr;                // else a stage evaluated on demand...
+    Memo* memo = nullptr;                       // ...at the points read so far
+  };
+
+  int slot_of(const ExprNode* var) {
+    auto [it, added] = slots_.emplace(var, static_cast<int>(vars_.size()));
+    if (added) vars_.push_back(0), bound_.push_back(0);
+    return it->second;
+  }
+  void set(int slot, int64_t value) {
+    vars_[static_cast<size_t>(slot)] = value;
+    bound_[static_cast<size_t>(slot)] = 1;
+  }
+
+  const Stage& stage_of(const TensorNode& t) {
+    if (auto it = stages_.find(&t); it != stages_.end()) return it->second;
+    Stage stage;
+    stage.reduce = t.reduce;
+    for (const Axis& a : t.axes) stage.axes.push_back(slot_of(a.var.get()));
+    for (const Axis& a : t.reduce_axes) stage.reduce_axes.push_back(slot_of(a.var.get())), stage.reduce_extents.push_back(a.extent);
+    stage.body = compile(t.body);
+    if (t.reduce != ReduceKind::kNone) stage.init = compile(t.init);
+    return stages_.emplace(&t, std::move(stage)).first->second;
+  }
+
+  // The source a load of `name` reads, or -1 when there is none yet. With `lazy_too` false it
+  // only finds computed tensors, and so never compiles (what runs during evaluation).
+  int source_of(const std::string& name, bool lazy_too = true) {
+    if (auto it = source_index_.find(name); it != source_index_.end()) return it->second;
+    auto shape = shapes_.find(name);
+    if (shape == shapes_.end()) return -1;
+    Source s;
+    s.shape = &shape->second;
+    if (auto it = data_.find(name); it != data_.end()) {
+      s.data = &it->second;
+    } else if (auto lazy = lazy_.find(name); lazy_too && lazy != lazy_.end()) {
+      s.lazy = &stage_of(*lazy->second);
+      s.memo = &memo_[name];
+      s.memo->size(num_elements(shape->second));
+    } else {
+      return -1;  // not computed yet: not remembered, it may be by the time another stage reads it
     }
-    env_.emplace_back(v, value);
+    sources_.push_back(s);
+    return source_index_[name] = static_cast<int>(sources_.size() - 1);
+  }
+
+  int compile(const Expr& e) {
+    if (auto it = compiled_.find(e.get()); it != compiled_.end()) return it->second;
+    Op op;
+    op.kind = e->kind, op.dtype = e->dtype;
+    op.expr = e;
+    const auto& o = e->operands;
+    switch (e->kind) {
+      case ExprKind::kIntImm: op.imm = static_cast<double>(e->int_value); break;
+      case ExprKind::kFloatImm: op.imm = e->float_value; break;
+      case ExprKind::kVar: op.index = slot_of(e.get()); break;
+      case ExprKind::kCall: op.fn = e->fn; break;
+      case ExprKind::kLoad: op.index = source_of(e->name); break;
+      default: break;
+    }
+    if (e->kind == ExprKind::kLoad) {
+      for (const Expr& d : o) op.dims.push_back(compile(d));
+    } else {
+      if (o.size() > 0) op.a = compile(o[0]), op.integer = o[0]->dtype != DType::kFloat32;
+      if (o.size() > 1) op.b = compile(o[1]);
+      if (o.size() > 2) op.c = compile(o[2]);
+    }
+    ops_.push_back(std::move(op));
+    const int i = static_cast<int>(ops_.size() - 1);
+    compiled_.emplace(e.get(), i);
+    return i;
+  }
+
+  double value_at_bound_point(const Stage& stage) {
+    if (stage.reduce == ReduceKind::kNone) return eval(stage.body);
+    double acc = eval(stage.init);
+    for_each_point(stage.reduce_axes, stage.reduce_extents, [&] {
+      const double v = eval(stage.body);
+      acc = stage.reduce == ReduceKind::kSum ? acc + v : std::fmax(acc, v);
+    });
+    return acc;
+  }
+
+  // Calls fn at every point of the box `extents`, binding the variables in `slots`. Every
+  // variable is bound again before each call: a stage evaluated on demand inside fn may share
+  // variables with this one.
+  template <typename F>
+  void for_each_point(const std::vector<int>& slots, const std::vector<int64_t>& extents, const F& fn) {
+    for (int64_t e : extents)
+      if (e <= 0) return;
+    constexpr size_t kInline = 8;
+    int64_t inline_index[kInline] = {};
+    std::vector<int64_t> heap_index(slots.size() > kInline ? slots.size() : 0);
+    int64_t* index = slots.size() > kInline ? heap_index.data() : inline_index;
+    while (true) {
+      for (size_t d = 0; d < slots.size(); ++d) set(slots[d], index[d]);
+      fn();
+      size_t d = slots.size();
+      while (d > 0) {
+        --d;
+        if (++index[d] < extents[d]) break;
+        index[d] = 0;
+        if (d == 0) return;
+      }
+      if (slots.empty()) return;
+    }
   }
 
   // Integers and booleans are exact in a double up to 2^53, far beyond any index here.
-  double eval(const Expr& e) {
-    const auto& o = e->operands;
-    switch (e->kind) {
-      case ExprKind::kIntImm: return static_cast<double>(e->int_value);
-      case ExprKind::kFloatImm: return e->float_value;
+  double eval(int i) {
+    Op& op = ops_[static_cast<size_t>(i)];  // no op is compiled during evaluation: stays valid
+    switch (op.kind) {
+      case ExprKind::kIntImm:
+      case ExprKind::kFloatImm: return op.imm;
       case ExprKind::kVar:
-        for (const auto& [var, val] : env_) {
-          if (var == e.get()) return static_cast<double>(val);
-        }
-        throw OutOfBounds{"unbound variable " + e->name};
-      case ExprKind::kSelect: return eval(o[0]) != 0 ? eval(o[1]) : eval(o[2]);
-      case ExprKind::kAnd: return (eval(o[0]) != 0 && eval(o[1]) != 0) ? 1 : 0;
-      case ExprKind::kOr: return (eval(o[0]) != 0 || eval(o[1]) != 0) ? 1 : 0;
-      case ExprKind::kNot: return eval(o[0]) != 0 ? 0 : 1;
+        if (!bound_[static_cast<size_t>(op.index)]) throw OutOfBounds{"unbound variable " + op.expr->name};
+        return static_cast<double>(vars_[static_cast<size_t>(op.index)]);
+      case ExprKind::kSelect: return eval(op.a) != 0 ? eval(op.b) : eval(op.c);
+      case ExprKind::kAnd: return (eval(op.a) != 0 && eval(op.b) != 0) ? 1 : 0;
+      case ExprKind::kOr: return (eval(op.a) != 0 || eval(op.b) != 0) ? 1 : 0;
+      case ExprKind::kNot: return eval(op.a) != 0 ? 0 : 1;
       case ExprKind::kCast: {
-        double v = eval(o[0]);
-        if (e->dtype == DType::kInt64) return std::trunc(v);
-        if (e->dtype == DType::kBool) return v != 0 ? 1 : 0;
+        const double v = eval(op.a);
+        if (op.dtype == DType::kInt64) return std::trunc(v);
+        if (op.dtype == DType::kBool) return v != 0 ? 1 : 0;
         return v;
       }
       case ExprKind::kCall: {
-        double x = eval(o[0]);
-        switch (e->fn) {
+        const double x = eval(op.a);
+        switch (op.fn) {
           case CallFn::kExp: return std::exp(x);
           case CallFn::kLog: return std::log(x);
           case CallFn::kSqrt: return std::sqrt(x);
@@ -97,17 +244,16 @@ class Evaluator {
         }
         return 0;
       }
-      case ExprKind::kLoad: return load(e);
+      case ExprKind::kLoad: return load(op);
       default: break;
     }
-    double a = eval(o[0]), b = eval(o[1]);
-    bool integer = e->operands[0]->dtype != DType::kFloat32;
-    switch (e->kind) {
+    const double a = eval(op.a), b = eval(op.b);
+    switch (op.kind) {
       case ExprKind::kAdd: return a + b;
       case ExprKind::kSub: return a - b;
       case ExprKind::kMul: return a * b;
       case ExprKind::kDiv:
-        if (!integer) return a / b;
+        if (!op.integer) return a / b;
         if (b == 0) throw OutOfBounds{"integer division by zero"};
         return static_cast<double>(floor_div(static_cast<int64_t>(a), static_cast<int64_t>(b)));
       case ExprKind::kMod: {
@@ -123,112 +269,54 @@ class Evaluator {
       case ExprKind::kNE: return a != b;
       default: break;
     }
-    throw OutOfBounds{"unsupported expression " + to_string(e)};
+    throw OutOfBounds{"unsupported expression " + to_string(op.expr)};
   }
 
-  void set_shapes(const ComputeDAG& dag) {
-    for (const Tensor& t : dag.stages()) shapes_[t->name] = t->shape;
-  }
-
-  // Stage `t` is evaluated point by point when read (memoized) instead of in full.
-  void make_lazy(const TensorNode* t) { lazy_[t->name] = t; }
-
-  // The value of `t` at the point its axis variables are bound to.
-  double value_at_bound_point(const TensorNode& t) {
-    if (t.reduce == ReduceKind::kNone) return eval(t.body);
-    double acc = eval(t.init);
-    for_each_reduce_point(t, [&] {
-      double v = eval(t.body);
-      acc = t.reduce == ReduceKind::kSum ? acc + v : std::fmax(acc, v);
-    });
-    return acc;
-  }
-
- private:
-  // What a load of one tensor reads: resolved by name once per load expression, then found by
-  // the expression's address (name lookups in string-keyed maps were a third of the time).
-  struct Source {
-    const std::vector<int64_t>* shape = nullptr;
-    const std::vector<double>* data = nullptr;  // an input, or a stage computed in full
-    const TensorNode* lazy = nullptr;           // else a stage evaluated on demand...
-    Memo* memo = nullptr;                       // ...at the points read so far
-  };
-
-  const Source& source_of(const Expr& e) {
-    if (auto it = sources_.find(e.get()); it != sources_.end()) return it->second;
-    Source s;
-    s.shape = &shapes_.at(e->name);
-    if (auto it = data_.find(e->name); it != data_.end()) {
-      s.data = &it->second;
-    } else {
-      auto lazy = lazy_.find(e->name);
-      if (lazy == lazy_.end()) throw OutOfBounds{"read of '" + e->name + "' before it is computed"};
-      s.lazy = lazy->second;
-      s.memo = &memo_[e->name];
-      s.memo->size(num_elements(*s.shape));
+  double load(Op& op) {
+    const ExprNode& e = *op.expr;
+    if (op.index < 0) {
+      // Resolved when compiled, unless the tensor was not computed then; try once more.
+      op.index = source_of(e.name, false);
+      if (op.index < 0) throw OutOfBounds{"read of '" + e.name + "' before it is computed"};
     }
-    return sources_.emplace(e.get(), s).first->second;  // only once it resolves: a stage computed later
-  }
-
-  double load(const Expr& e) {
-    const Source& source = source_of(e);
+    const Source source = sources_[static_cast<size_t>(op.index)];  // a copy: a nested retry may grow sources_
     const std::vector<int64_t>& shape = *source.shape;
-    const size_t dims = e->operands.size();
+    const size_t dims = op.dims.size();
     constexpr size_t kInline = 8;
     int64_t inline_index[kInline];
     std::vector<int64_t> heap_index(dims > kInline ? dims : 0);
     int64_t* index = dims > kInline ? heap_index.data() : inline_index;
     int64_t flat = 0;
     for (size_t d = 0; d < dims; ++d) {
-      index[d] = static_cast<int64_t>(eval(e->operands[d]));
+      index[d] = static_cast<int64_t>(eval(op.dims[d]));
       if (index[d] < 0 || index[d] >= shape[d]) {
-        throw OutOfBounds{"read of " + e->name + " at dimension " + std::to_string(d) + " index " +
+        throw OutOfBounds{"read of " + e.name + " at dimension " + std::to_string(d) + " index " +
                           std::to_string(index[d]) + " outside [0, " + std::to_string(shape[d]) + ")"};
       }
       flat = flat * shape[d] + index[d];
     }
     if (source.data) return (*source.data)[static_cast<size_t>(flat)];
     if (const double* hit = source.memo->find(flat)) return *hit;
-    const TensorNode& t = *source.lazy;
-    for (size_t d = 0; d < dims; ++d) bind(t.axes[d].var.get(), index[d]);
-    double value = value_at_bound_point(t);
+    const Stage& t = *source.lazy;
+    for (size_t d = 0; d < dims; ++d) set(t.axes[d], index[d]);
+    const double value = value_at_bound_point(t);
     source.memo->put(flat, value);
     return value;
   }
 
-  template <typename F>
-  void for_each_reduce_point(const TensorNode& t, const F& fn);
-
   std::map<std::string, std::vector<double>>& data_;
   std::map<std::string, std::vector<int64_t>> shapes_;
-  std::vector<std::pair<const ExprNode*, int64_t>> env_;
   std::map<std::string, const TensorNode*> lazy_;
   std::map<std::string, Memo> memo_;
-  std::unordered_map<const ExprNode*, Source> sources_;
+  // Compiled: ops, stages, loaded tensors and variable slots.
+  std::vector<Op> ops_;
+  std::unordered_map<const ExprNode*, int> compiled_, slots_;
+  std::unordered_map<const TensorNode*, Stage> stages_;
+  std::vector<Source> sources_;
+  std::unordered_map<std::string, int> source_index_;
+  std::vector<int64_t> vars_;
+  std::vector<unsigned char> bound_;
 };
-
-// Calls fn for every point of the box `extents`, binding `axes`.
-template <typename F>
-void for_each_point(Evaluator& ev, const std::vector<Axis>& axes, const F& fn) {
-  std::vector<int64_t> idx(axes.size(), 0);
-  while (true) {
-    for (size_t d = 0; d < axes.size(); ++d) ev.bind(axes[d].var.get(), idx[d]);
-    fn();
-    size_t d = axes.size();
-    while (d > 0) {
-      --d;
-      if (++idx[d] < axes[d].extent) break;
-      idx[d] = 0;
-      if (d == 0) return;
-    }
-    if (axes.empty()) return;
-  }
-}
-
-template <typename F>
-void Evaluator::for_each_reduce_point(const TensorNode& t, const F& fn) {
-  for_each_point(*this, t.reduce_axes, fn);
-}
 
 }  // namespace
 
@@ -262,23 +350,23 @@ Result<TensorValues> evaluate(const ComputeDAG& dag, const TensorValues& inputs,
     }
     data[t->name].assign(it->second.begin(), it->second.end());
   }
-  Evaluator ev(data);
-  ev.set_shapes(dag);
+  Evaluator ev(data, dag);
   TensorValues result;
   try {
     for (const Tensor& t : dag.stages()) {
       if (t->is_placeholder) continue;
       if (t->name == sampled) {
+        std::vector<int64_t> index(t->axes.size());
         for (int64_t p : points) {
           if (p < 0 || p >= t.num_elements()) {
             return make_error("reference: point " + std::to_string(p) + " is outside " + t->name);
           }
           int64_t rest = p;
           for (size_t d = t->axes.size(); d-- > 0;) {
-            ev.bind(t->axes[d].var.get(), rest % t->shape[d]);
+            index[d] = rest % t->shape[d];
             rest /= t->shape[d];
           }
-          sampled_values->push_back(static_cast<float>(ev.value_at_bound_point(*t)));
+          sampled_values->push_back(static_cast<float>(ev.value_at(*t, index.data())));
         }
         continue;
       }
@@ -287,9 +375,7 @@ Result<TensorValues> evaluate(const ComputeDAG& dag, const TensorValues& inputs,
         ev.make_lazy(t.node().get());
         continue;
       }
-      std::vector<double> out;
-      out.reserve(static_cast<size_t>(t.num_elements()));
-      for_each_point(ev, t->axes, [&] { out.push_back(ev.value_at_bound_point(*t)); });
+      std::vector<double> out = ev.evaluate_all(*t);
       result[t->name].assign(out.begin(), out.end());
       data[t->name] = std::move(out);
     }
