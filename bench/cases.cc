@@ -84,6 +84,8 @@ const std::vector<Case>& all_cases() {
       {"network_fidelity", [] { return run_network_fidelity(); }},
       // Every allocator on the searches logged network runs ran, no compiling or timing.
       {"allocator_replay", [] { return run_allocator_replay(); }},
+      // The reference evaluator's cost per term against a plain loop (a network tune's preparation).
+      {"reference_check", [] { return run_reference_check(); }},
       {"harl_race_recheck", [] { return run_race_recheck("harl", env_int("TESSERA_SUITE_TRIALS", 1000)); }},
   };
   return cases;

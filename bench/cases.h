@@ -62,6 +62,10 @@ nlohmann::json run_network_fidelity();
 // TESSERA_REPLAY_RUNS, TESSERA_REPLAY_SECONDS).
 nlohmann::json run_allocator_replay();
 
+// The reference evaluator on two ResNet-50 convolutions' sampled checks against a plain double
+// loop over the same points (reference_cases.cc).
+nlohmann::json run_reference_check();
+
 // The packed conv sketch on a grid of register tiles, each against oneDNN (conv_sweep_cases.cc).
 nlohmann::json run_packed_conv_sweep(const schedule::Conv2dParams& p);
 
