@@ -114,8 +114,9 @@ TEST(AllocatorReplay, ARunReplayedWithItsOwnAllocatorEndsOnItsOwnEstimate) {
 
 // The replay is the live loop without the machine: an allocator given a run's own rounds makes
 // that run's choices, task for task and in order. Checked on the runs of the two reference
-// allocators, which do not change (harl's own stop-68 to stop-70 runs also matched when this was
-// written; stop 66's harl run, logged by an older harl, parts at its 50th round). Fails if the
+// allocators, which do not change (harl's own runs of MobileNetV2, BERT and ResNet-50 stop 70
+// also matched when this was written; stop 66's harl run, logged by an older harl, parts at its
+// 50th round). Fails if the
 // replay hands an allocator a round other than the one the live run saw (a different round, its
 // seconds, its best), or lets it ask again a task whose search ran out in the live run (the
 // round-robin runs of ResNet-50 and BERT then part where t1_maxpool's and t1_reshape_transpose's
