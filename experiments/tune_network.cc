@@ -106,6 +106,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   const size_t count = fused->tasks.size();
   log.say("preparing " + std::to_string(count) + " tasks (sketches and reference outputs)");
   std::vector<std::optional<Result<std::unique_ptr<env::TuningTask>>>> created(count);
+  const Clock::time_point preparing = Clock::now();
   {
     std::atomic<size_t> next{0}, ready{0};
     std::mutex say;
@@ -131,6 +132,10 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     work();
     for (std::thread& w : workers) w.join();
   }
+  char ready_line[80];
+  std::snprintf(ready_line, sizeof ready_line, "prepared %zu tasks in %.0f s (outside the budget)", count,
+                std::chrono::duration<double>(Clock::now() - preparing).count());
+  log.say(ready_line);
   std::vector<TaskSlot> slots;
   std::vector<env::NetworkTask> network;
   int restored_trials = 0;
