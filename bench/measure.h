@@ -2,6 +2,7 @@
 // check it against the reference, and time it alternately with a baseline in the same process.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -19,6 +20,11 @@ namespace tessera::bench {
 
 using runtime::median;
 nlohmann::json error_json(const std::string& message);
+
+// Seconds of the steady clock since `start`.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 struct CompiledSchedule {
   std::unique_ptr<runtime::Kernel> kernel;

@@ -24,9 +24,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 std::vector<schedule::Step> random_sgemm_schedule(int64_t n, std::mt19937_64& rng) {
   auto pick = [&](std::vector<int64_t> v) { return v[rng() % v.size()]; };

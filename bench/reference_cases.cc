@@ -16,10 +16,6 @@
 namespace tessera::bench {
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // Y[n, h, w, k] = max(0, bias[k] + sum over r, s, c of X[n, h + r - pad, w + s - pad, c] W[r, s, c, k]).
 double direct_point(const schedule::Conv2dParams& p, const schedule::TensorValues& in, int64_t flat) {
   const std::vector<float>& x = in.at("X");
