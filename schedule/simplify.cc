@@ -48,32 +48,48 @@ struct Linear {
     }
     terms.emplace_back(atom, c);
   }
-  void add(const Linear& other, int64_t scale) {
-    for (const auto& [a, c] : other.terms) add(a, c * scale);
-    constant += other.constant * scale;
+  void drop_cancelled() {
+    std::erase_if(terms, [](const auto& term) { return term.second == 0; });
   }
 };
 
-Linear to_linear(const Expr& e) {
-  Linear l;
+// Adds scale x `e` to `l`, one accumulator for the whole tree: building a linear form per node
+// and merging it upward re-added every term at each level of a sum, cubic in its size.
+void accumulate(Linear& l, const Expr& e, int64_t scale) {
+  const auto& o = e->operands;
   int64_t c;
   switch (e->kind) {
-    case ExprKind::kIntImm: l.constant = e->int_value; return l;
+    case ExprKind::kIntImm: l.constant += e->int_value * scale; return;
     case ExprKind::kAdd:
-      l.add(to_linear(e->operands[0]), 1);
-      l.add(to_linear(e->operands[1]), 1);
-      return l;
+      accumulate(l, o[0], scale);
+      accumulate(l, o[1], scale);
+      return;
     case ExprKind::kSub:
-      l.add(to_linear(e->operands[0]), 1);
-      l.add(to_linear(e->operands[1]), -1);
-      return l;
+      accumulate(l, o[0], scale);
+      accumulate(l, o[1], -scale);
+      return;
     case ExprKind::kMul:
-      if (is_const_int(e->operands[1], &c)) { l.add(to_linear(e->operands[0]), c); return l; }
-      if (is_const_int(e->operands[0], &c)) { l.add(to_linear(e->operands[1]), c); return l; }
+      if (is_const_int(o[1], &c)) return accumulate(l, o[0], c * scale);
+      if (is_const_int(o[0], &c)) return accumulate(l, o[1], c * scale);
       break;
     default: break;
   }
-  l.add(e, 1);
+  l.add(e, scale);
+}
+
+// The linear form of `e`, without the terms that cancelled (x - x has no x term).
+Linear to_linear(const Expr& e) {
+  Linear l;
+  accumulate(l, e, 1);
+  l.drop_cancelled();
+  return l;
+}
+
+// a - b as one linear form (terms in both cancel).
+Linear difference(const Expr& a, const Expr& b) {
+  Linear l;
+  accumulate(l, a, 1);
+  accumulate(l, b, -1);
   return l;
 }
 
@@ -120,7 +136,9 @@ Interval mul(Interval a, Interval b) {
 
 Interval bound_linear(const Linear& l, const RangeMap& ranges) {
   Interval total = Interval::point(l.constant);
-  for (const auto& [atom, c] : l.terms) total = add(total, mul(bound(atom, ranges), Interval::point(c)));
+  for (const auto& [atom, c] : l.terms) {
+    if (c != 0) total = add(total, mul(bound(atom, ranges), Interval::point(c)));  // x - x: nothing
+  }
   return total;
 }
 
@@ -184,8 +202,7 @@ Expr simplify_int(const Expr& e, const RangeMap& ranges) {
     case ExprKind::kMin:
     case ExprKind::kMax: {
       if (ca && cb) return fold_int(e->kind, va, vb);
-      Interval d = bound_linear([&] { Linear l = to_linear(a); l.add(to_linear(b), -1); return l; }(),
-                                ranges);
+      Interval d = bound_linear(difference(a, b), ranges);
       if (d.bounded() && d.max <= 0) return e->kind == ExprKind::kMin ? a : b;
       if (d.bounded() && d.min >= 0) return e->kind == ExprKind::kMin ? b : a;
       return e;
@@ -194,9 +211,7 @@ Expr simplify_int(const Expr& e, const RangeMap& ranges) {
   }
   if (is_comparison(e->kind)) {
     if (ca && cb) return fold_int(e->kind, va, vb);
-    Linear diff = to_linear(a);
-    diff.add(to_linear(b), -1);
-    Interval d = bound_linear(diff, ranges);
+    Interval d = bound_linear(difference(a, b), ranges);
     if (!d.bounded()) return e;
     switch (e->kind) {
       case ExprKind::kLT: if (d.max < 0) return bool_imm(true); if (d.min >= 0) return bool_imm(false); break;
@@ -338,12 +353,12 @@ void add_simplified(Linear& l, const Expr& e, int64_t scale, const RangeMap& ran
     case ExprKind::kMul: {
       Expr a = simplify(o[0], ranges), b = simplify(o[1], ranges);
       int64_t c;
-      if (is_const_int(b, &c)) return l.add(to_linear(a), c * scale);
-      if (is_const_int(a, &c)) return l.add(to_linear(b), c * scale);
+      if (is_const_int(b, &c)) return accumulate(l, a, c * scale);
+      if (is_const_int(a, &c)) return accumulate(l, b, c * scale);
       l.add(a.same_as(o[0]) && b.same_as(o[1]) ? e : with_operands(e, {a, b}), scale);
       return;
     }
-    default: l.add(to_linear(simplify(e, ranges)), scale);  // a div/mod may simplify to a sum
+    default: accumulate(l, simplify(e, ranges), scale);  // a div/mod may simplify to a sum
   }
 }
 
@@ -366,8 +381,10 @@ Expr simplify(const Expr& e, const RangeMap& ranges) {
   return simplify_node(rebuilt, ranges);
 }
 
-bool linear_coefficient(const Expr& e, const ExprNode* v, int64_t* coefficient) {
-  Linear l = to_linear(e);
+namespace {
+
+// The coefficient of `v` in `l`; false when `v` also appears inside another term (v * w, v / 4).
+bool coefficient_in(const Linear& l, const ExprNode* v, int64_t* coefficient) {
   *coefficient = 0;
   for (const auto& [atom, c] : l.terms) {
     if (atom.get() == v) {
@@ -379,11 +396,18 @@ bool linear_coefficient(const Expr& e, const ExprNode* v, int64_t* coefficient) 
   return true;
 }
 
+}  // namespace
+
+bool linear_coefficient(const Expr& e, const ExprNode* v, int64_t* coefficient) {
+  return coefficient_in(to_linear(e), v, coefficient);
+}
+
 std::optional<VarMap> extreme_corner(const Expr& e, const LoopBox& box, bool largest) {
+  const Linear l = to_linear(e);  // once, not once per loop of the box
   VarMap corner;
   for (const auto& [v, extent] : box) {
     int64_t c = 0;
-    if (!linear_coefficient(e, v, &c)) return std::nullopt;
+    if (!coefficient_in(l, v, &c)) return std::nullopt;
     if (c != 0) corner.emplace_back(v, Expr((c > 0) == largest ? extent - 1 : int64_t{0}));
   }
   return corner;

@@ -151,6 +151,9 @@ TEST(SimplifyTest, RangesDecideComparisons) {
   // Unknown variables decide nothing.
   Expr k = var("k");
   EXPECT_EQ(simplify(k < 16, ranges)->kind, ExprKind::kLT);
+  // ...unless they cancel: k * k is on both sides (fails if a cancelled term, unbounded, still
+  // counts in the difference's bound).
+  EXPECT_TRUE(is_bool(simplify(k * k + i < k * k + 16, ranges), true));
   // A decided conjunct disappears from a conjunction.
   EXPECT_EQ(to_string(simplify((i < 16) && (j < 3), ranges)), "(j < 3)");
   EXPECT_TRUE(is_bool(simplify((i < 16) && (j < 8), ranges), true));
@@ -206,6 +209,10 @@ TEST(LinearCoefficientTest, RecognisesAccessPatterns) {
   EXPECT_FALSE(linear_coefficient(i / 4, i.get(), &c));  // not affine in i
   EXPECT_FALSE(linear_coefficient(j * j, j.get(), &c));
   EXPECT_FALSE(linear_coefficient(k + i % 8, i.get(), &c));
+  // i * j cancels, so the form is affine in i (fails if the cancelled term is kept and read as
+  // a product with i).
+  ASSERT_TRUE(linear_coefficient(i + i * j - i * j, i.get(), &c));
+  EXPECT_EQ(c, 1);
 }
 
 // Bugs caught: a corner taken by the wrong sign (a padding guard that skips points inside the
