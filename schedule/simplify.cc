@@ -111,6 +111,40 @@ Expr from_linear(const Linear& l) {
   return sum;
 }
 
+// True when `e` is the tree from_linear(l) would build, node for node (atoms by identity): an
+// expression simplified before comes back as itself instead of as a copy, and the copy is the
+// allocation most of simplifying an already simple index was.
+bool is_built_from(const Expr& e, const Linear& l) {
+  auto is_term = [](const ExprNode* node, const Expr& atom, int64_t magnitude) {
+    if (magnitude == 1) return node == atom.get();
+    int64_t c;
+    return node->kind == ExprKind::kMul && node->operands[0].same_as(atom) &&
+           is_const_int(node->operands[1], &c) && c == magnitude;
+  };
+  std::vector<const std::pair<Expr, int64_t>*> terms;
+  for (const auto& t : l.terms) {
+    if (t.second != 0) terms.push_back(&t);
+  }
+  const ExprNode* node = e.get();
+  int64_t c;
+  if (terms.empty()) return is_const_int(e, &c) && c == l.constant;
+  if (l.constant != 0) {  // sum + constant or sum - (-constant)
+    if (node->kind != (l.constant > 0 ? ExprKind::kAdd : ExprKind::kSub)) return false;
+    if (!is_const_int(node->operands[1], &c) || c != (l.constant > 0 ? l.constant : -l.constant)) return false;
+    node = node->operands[0].get();
+  }
+  for (size_t i = terms.size(); i-- > 1;) {  // ((t0 +- t1) +- t2) ...: the last term first
+    const auto& [atom, coeff] = *terms[i];
+    if (node->kind != (coeff > 0 ? ExprKind::kAdd : ExprKind::kSub)) return false;
+    if (!is_term(node->operands[1].get(), atom, coeff > 0 ? coeff : -coeff)) return false;
+    node = node->operands[0].get();
+  }
+  const auto& [atom, coeff] = *terms[0];
+  if (coeff > 0) return is_term(node, atom, coeff);
+  return node->kind == ExprKind::kSub && is_const_int(node->operands[0], &c) && c == 0 &&
+         is_term(node->operands[1].get(), atom, -coeff);
+}
+
 // Saturating interval arithmetic: anything that could overflow becomes unbounded.
 Interval add(Interval a, Interval b) {
   if (!a.bounded() || !b.bounded()) return Interval::everything();
@@ -369,7 +403,7 @@ Expr simplify(const Expr& e, const RangeMap& ranges) {
   if (is_int_linear(e)) {
     Linear l;
     add_simplified(l, e, 1, ranges);
-    return from_linear(l);
+    return is_built_from(e, l) ? e : from_linear(l);
   }
   std::vector<Expr> operands;
   bool changed = false;
