@@ -85,12 +85,13 @@ Result<void> State::apply(const Step& step) {
 }
 
 Result<void> State::apply_all(const std::vector<Step>& steps) {
-  State next = *this;
+  State next = *this;  // one copy for all the steps: a failing step discards it whole
   for (size_t i = 0; i < steps.size(); ++i) {
-    if (auto r = next.apply(steps[i]); !r) {
+    if (auto r = apply_step(steps[i], next); !r) {
       return make_error("step " + std::to_string(i) + " (" + describe_step(steps[i]) +
                         "): " + r.error().message);
     }
+    next.history_.push_back(steps[i]);
   }
   *this = std::move(next);
   return {};
