@@ -21,7 +21,8 @@ Result<std::unique_ptr<TuningTask>> TuningTask::create(schedule::ComputeDAG dag,
   if (task->options_.measurable) {
     if (!task->options_.measurer) {
       task->options_.measurer = std::make_shared<runtime::LocalMeasurer>(
-          task->options_.build, task->options_.measure, task->options_.seed);
+          task->options_.build, task->options_.measure, task->options_.seed, runtime::RunnerOptions{},
+          task->options_.checks_dir);
     }
     if (auto ready = task->options_.measurer->prepare(task->dag_); !ready) return ready.error();
   }

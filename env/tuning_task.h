@@ -58,6 +58,9 @@ struct TaskOptions {
   // keeps one line per trial); empty: not recorded.
   std::string retimes_path;
   uint64_t seed = 1;         // inputs for correctness checks
+  // Where the default measurer keeps the checks' reference values across runs (a run's
+  // `checks/`, runtime/check_cache.h); empty: computed by every run.
+  std::string checks_dir;
   bool measurable = true;    // false: sketches, candidates and features only (no reference
                              // inputs are prepared; measure() reports every candidate failed)
   // What measures the candidates; unset: a runtime::LocalMeasurer (this machine, with `build`,

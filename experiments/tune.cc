@@ -189,6 +189,7 @@ int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measur
     options.confirm_rounds = config.confirm_rounds;
     options.confirm_within = config.confirm_within;
     options.seed = config.seed;
+    options.checks_dir = (dir / "checks").string();
     options.measurer = measurer;
     if (gpu) {
       runtime::cuda::CudaBuildOptions build;

@@ -9,6 +9,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "runtime/check_cache.h"
 #include "runtime/memory.h"
 
 namespace tessera::runtime {
@@ -47,6 +48,35 @@ Result<std::vector<float>> reference_at(const schedule::ComputeDAG& dag, const s
   return values;
 }
 
+// The reference values `task.checks` compares with: every element of every output when none
+// is larger than `max_points` (`sample` false), else each output's first and last element and
+// seeded random points.
+Result<void> compute_checks(const schedule::ComputeDAG& dag, const schedule::TensorValues& inputs,
+                            MeasureTask& task, bool sample, uint64_t seed, int64_t max_points) {
+  if (!sample) {
+    auto reference = schedule::evaluate_reference(dag, inputs);
+    if (!reference) return reference.error();
+    for (const schedule::Tensor& out : dag.outputs()) {
+      task.checks.push_back(OutputCheck{{}, reference->at(out->name)});
+    }
+    return {};
+  }
+  for (const schedule::Tensor& out : dag.outputs()) {
+    OutputCheck check;
+    check.points = {0, out.num_elements() - 1};
+    std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);
+    std::uniform_int_distribution<int64_t> pick(0, out.num_elements() - 1);
+    while (static_cast<int64_t>(check.points.size()) < std::min(max_points, out.num_elements())) {
+      check.points.push_back(pick(rng));
+    }
+    auto expected = reference_at(dag, inputs, out->name, check.points);
+    if (!expected) return expected.error();
+    check.expected = std::move(*expected);
+    task.checks.push_back(std::move(check));
+  }
+  return {};
+}
+
 }  // namespace
 
 GuardedBuffer::GuardedBuffer(size_t elements) : size_(elements) {
@@ -75,7 +105,7 @@ size_t GuardedBuffer::damage_after() const {
 }
 
 Result<MeasureTask> make_measure_task(const schedule::ComputeDAG& dag, uint64_t seed,
-                                      int64_t max_points) {
+                                      int64_t max_points, const std::string& cache_dir) {
   MeasureTask task;
   task.workload_key = dag.workload_key();
   task.tolerance = schedule::tolerance_for(dag);
@@ -89,30 +119,19 @@ Result<MeasureTask> make_measure_task(const schedule::ComputeDAG& dag, uint64_t 
     task.output_sizes.push_back(out.num_elements());
     sample |= out.num_elements() > max_points;
   }
-  if (!sample) {
-    auto reference = schedule::evaluate_reference(dag, inputs);
-    if (!reference) return reference.error();
-    for (const schedule::Tensor& out : dag.outputs()) {
-      task.checks.push_back(OutputCheck{{}, reference->at(out->name)});
+  const std::string cached = cache_dir.empty() ? "" : checks_file(cache_dir, task.workload_key, seed, max_points);
+  if (!cached.empty()) {
+    if (auto checks = load_checks(cached, task, seed, max_points)) {
+      task.checks = std::move(*checks);
+      return task;
     }
-    return task;
   }
-  for (const schedule::Tensor& out : dag.outputs()) {
-    OutputCheck check;
-    check.points = {0, out.num_elements() - 1};
-    std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);
-    std::uniform_int_distribution<int64_t> pick(0, out.num_elements() - 1);
-    while (static_cast<int64_t>(check.points.size()) < std::min(max_points, out.num_elements())) {
-      check.points.push_back(pick(rng));
-    }
-    auto expected = reference_at(dag, inputs, out->name, check.points);
-    if (!expected) return expected.error();
-    check.expected = std::move(*expected);
-    task.checks.push_back(std::move(check));
-  }
+  auto computed = compute_checks(dag, inputs, task, sample, seed, max_points);
+  if (!computed) return computed.error();
+  // A cache that cannot be written costs the next run time, not this one its check.
+  if (!cached.empty()) (void)save_checks(cached, task, seed, max_points);
   return task;
 }
-
 std::vector<std::unique_ptr<GuardedBuffer>> task_buffers(const MeasureTask& task) {
   std::vector<std::unique_ptr<GuardedBuffer>> buffers;
   for (const auto& values : task.inputs) {

@@ -33,8 +33,12 @@ struct MeasureTask {
   double tolerance = 0;
 };
 
+// `cache_dir` non-empty: the checks are read from there when a matching file exists, and
+// written there after being computed (runtime/check_cache.h).
+inline constexpr int64_t kCheckPoints = 1 << 16;  // points a large output's check samples
+
 Result<MeasureTask> make_measure_task(const schedule::ComputeDAG& dag, uint64_t seed = 1,
-                                      int64_t max_points = 1 << 16);
+                                      int64_t max_points = kCheckPoints, const std::string& cache_dir = "");
 
 // 64-byte-aligned storage with guard zones before and after, filled with a known pattern.
 class GuardedBuffer {
@@ -73,7 +77,7 @@ Result<CheckResult> run_and_check(const Kernel& kernel, const MeasureTask& task,
 
 struct CheckOptions {
   uint64_t seed = 1;
-  int64_t max_points = 1 << 16;
+  int64_t max_points = kCheckPoints;
 };
 
 // make_measure_task + task_buffers + run_and_check. Errors are failures to check (reference or

@@ -17,7 +17,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 Result<const MeasureTask*> LocalMeasurer::reference(const schedule::ComputeDAG& dag) {
   auto known = references_.find(dag.workload_key());
   if (known != references_.end()) return &known->second;
-  auto made = make_measure_task(dag, seed_);
+  auto made = make_measure_task(dag, seed_, kCheckPoints, checks_dir_);
   if (!made) return made.error();
   return &references_.emplace(dag.workload_key(), std::move(*made)).first->second;
 }

@@ -21,8 +21,11 @@ namespace tessera::runtime {
 
 class LocalMeasurer : public Measurer {
  public:
-  LocalMeasurer(BuildOptions build, MeasureOptions measure, uint64_t seed, RunnerOptions runner = {})
-      : build_(std::move(build)), measure_(measure), seed_(seed), runner_(std::move(runner)) {}
+  // `checks_dir` non-empty: reference checks are kept there across runs (runtime/check_cache.h).
+  LocalMeasurer(BuildOptions build, MeasureOptions measure, uint64_t seed, RunnerOptions runner = {},
+                std::string checks_dir = "")
+      : build_(std::move(build)), measure_(measure), seed_(seed), runner_(std::move(runner)),
+        checks_dir_(std::move(checks_dir)) {}
 
   Result<void> prepare(const schedule::ComputeDAG& dag) override;
   std::vector<MeasureResult> measure(const schedule::ComputeDAG& dag,
@@ -48,6 +51,7 @@ class LocalMeasurer : public Measurer {
   MeasureOptions measure_;
   uint64_t seed_;
   Runner runner_;
+  std::string checks_dir_;
   std::map<std::string, MeasureTask> references_;  // by workload key
   PhaseSeconds phases_;
 };
