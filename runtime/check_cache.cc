@@ -30,7 +30,7 @@ uint64_t inputs_hash(const MeasureTask& task) {
   return h.value;
 }
 
-// Appends raw bytes, hashing them.
+// Appends raw bytes.
 struct Writer {
   std::string bytes;
   void put(const void* data, size_t size) { bytes.append(static_cast<const char*>(data), size); }
