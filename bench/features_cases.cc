@@ -12,6 +12,7 @@
 #include "bench/cases.h"
 #include "bench/measure.h"
 #include "schedule/features.h"
+#include "schedule/hash.h"
 #include "schedule/lower.h"
 #include "schedule/ops.h"
 #include "schedule/sketch.h"
@@ -46,12 +47,6 @@ std::vector<Workload> workloads() {
   return out;
 }
 
-// FNV-1a over bytes.
-void mix(uint64_t& h, const void* data, size_t size) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < size; ++i) h = (h ^ p[i]) * 1099511628211ull;
-}
-
 nlohmann::json throughput(const schedule::ComputeDAG& dag, int candidates) {
   auto sketches = schedule::generate_sketches(dag);
   std::mt19937_64 rng(3);
@@ -76,11 +71,11 @@ nlohmann::json throughput(const schedule::ComputeDAG& dag, int candidates) {
     funcs.push_back(std::move(*func));
   }
   double seconds = seconds_since(start);
-  uint64_t digest = 1469598103934665603ull;
+  uint64_t digest = schedule::kFnvOffsetBasis;
   for (size_t i = 0; i < funcs.size(); ++i) {
     const std::string program = schedule::to_string(funcs[i]);
-    mix(digest, program.data(), program.size());
-    mix(digest, features[i].data(), features[i].size() * sizeof(float));
+    digest = schedule::fnv1a64(program.data(), program.size(), digest);
+    digest = schedule::fnv1a64(features[i].data(), features[i].size() * sizeof(float), digest);
   }
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(digest));

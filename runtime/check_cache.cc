@@ -9,18 +9,16 @@
 #include <filesystem>
 #include <fstream>
 
+#include "schedule/hash.h"
+
 namespace tessera::runtime {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'S', 'C', 'H', 'K', '0', '0', '1'};
 
-// FNV-1a, 64 bits.
 struct Hash {
-  uint64_t value = 1469598103934665603ull;
-  void add(const void* data, size_t size) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < size; ++i) value = (value ^ p[i]) * 1099511628211ull;
-  }
+  uint64_t value = schedule::kFnvOffsetBasis;
+  void add(const void* data, size_t size) { value = schedule::fnv1a64(data, size, value); }
 };
 
 uint64_t inputs_hash(const MeasureTask& task) {

@@ -7,16 +7,11 @@
 #include <set>
 #include <sstream>
 
+#include "schedule/hash.h"
+
 namespace tessera::schedule {
 
-uint64_t fnv1a64(const std::string& text) {
-  uint64_t h = 14695981039346656037ull;  // FNV-1a 64-bit offset basis
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
+uint64_t fnv1a64(const std::string& text) { return fnv1a64(text.data(), text.size()); }
 
 Result<ComputeDAG> ComputeDAG::make(std::string summary, std::vector<Tensor> inputs,
                                     std::vector<Tensor> outputs) {
