@@ -19,12 +19,9 @@
 namespace tessera::bench {
 
 using runtime::median;
+using runtime::seconds_since;
 nlohmann::json error_json(const std::string& message);
 
-// Seconds of the steady clock since `start`.
-inline double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 struct CompiledSchedule {
   std::unique_ptr<runtime::Kernel> kernel;

@@ -29,14 +29,14 @@
 #include "runtime/default_schedule.h"
 #include "runtime/executor_cache.h"
 #include "runtime/fingerprint.h"
+#include "runtime/timing.h"
 
 namespace tessera::experiments {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+using runtime::seconds_since;
 
 std::string fixed(double v, int digits) {
   char text[64];

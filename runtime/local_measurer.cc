@@ -4,15 +4,9 @@
 #include <algorithm>
 #include <chrono>
 
+#include "runtime/timing.h"
+
 namespace tessera::runtime {
-
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
 
 Result<const MeasureTask*> LocalMeasurer::reference(const schedule::ComputeDAG& dag) {
   auto known = references_.find(dag.workload_key());

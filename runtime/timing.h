@@ -6,12 +6,18 @@
 // measurement layer builds on the same protocol.)
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <vector>
 
 #include "runtime/kernel.h"
 
 namespace tessera::runtime {
+
+// Seconds of the steady clock since `start`.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 struct TimingOptions {
   int warmup = 1;             // warm-up calls first (timed one by one, not reported)
