@@ -77,6 +77,24 @@ TEST(SimplifyTest, LinearFormMergesTerms) {
   EXPECT_EQ(to_string(simplify(i - other_i)), "(i - i)");
 }
 
+// A sum already in canonical form comes back as the very same node; any other tree is rebuilt.
+// Bug caught: the canonical-form check accepting a tree that differs from the canonical one
+// (a constant on the left, a negative constant added, a product by 1, a sign on the wrong side),
+// so that simplify returns it unsimplified.
+TEST(SimplifyTest, ACanonicalSumComesBackAsItself) {
+  Expr i = var("i"), j = var("j"), k = var("k");
+  for (const Expr& e : {i * 4 + j - 3 + k * 2, Expr(0) - i * 2 + j, j - i + 7, i * 3}) {
+    Expr canonical = simplify(e);
+    EXPECT_TRUE(simplify(canonical).same_as(canonical)) << to_string(canonical);
+  }
+  EXPECT_EQ(to_string(simplify(Expr(3) + i)), "(i + 3)");
+  EXPECT_EQ(to_string(simplify(i + Expr(-3))), "(i - 3)");
+  EXPECT_EQ(to_string(simplify(i - Expr(-3))), "(i + 3)");
+  EXPECT_TRUE(simplify(i * 1).same_as(i));
+  EXPECT_EQ(to_string(simplify(i * 1 + j)), "(i + j)");
+  EXPECT_EQ(to_string(simplify(j * -1 + i)), "((0 - j) + i)");
+}
+
 TEST(SimplifyTest, ResolvesDivModWithRanges) {
   Expr i0 = var("i.0"), i1 = var("i.1");
   RangeMap ranges = ranges_of({{i0, {0, 15}}, {i1, {0, 7}}});
