@@ -132,6 +132,7 @@ Result<MeasureTask> make_measure_task(const schedule::ComputeDAG& dag, uint64_t 
   if (!cached.empty()) (void)save_checks(cached, task, seed, max_points);
   return task;
 }
+
 std::vector<std::unique_ptr<GuardedBuffer>> task_buffers(const MeasureTask& task) {
   std::vector<std::unique_ptr<GuardedBuffer>> buffers;
   for (const auto& values : task.inputs) {
