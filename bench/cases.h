@@ -40,6 +40,10 @@ nlohmann::json run_droplet_sgemm(int64_t n, int random_trials, int droplet_trial
 // Candidates scheduled, lowered and featurized per second (one core).
 nlohmann::json run_features_throughput(int candidates);
 
+// LLVM's O3, O2 and O1 on a run's recorded candidates: compile seconds and kernel time
+// (compile_cases.cc; TESSERA_COMPILE_RUN, TESSERA_COMPILE_SAMPLES).
+nlohmann::json run_compile_levels();
+
 // Hand-scheduled conv2d + bias + relu (NCHW) against oneDNN's, with `threads` threads each.
 nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads);
 // A compiled conv2d_bias_relu kernel of `p` against oneDNN (outputs compared, timed alternately).

@@ -74,8 +74,10 @@ Result<ObjectCode> compile_object(const schedule::LoweredFunc& func, const Compi
   if (llvm::verifyModule(**module, &problem_stream)) {
     return make_error("generated LLVM IR for '" + func.name + "' is invalid: " + problems);
   }
+  const auto optimize_start = std::chrono::steady_clock::now();
   optimize_module(**module, **target, options.opt_level);
   ObjectCode object;
+  object.optimize_ms = since_ms(optimize_start);
   object.entry = func.name;
   object.arguments = func.arguments;
   object.packed = func.packed;
@@ -83,8 +85,10 @@ Result<ObjectCode> compile_object(const schedule::LoweredFunc& func, const Compi
     llvm::raw_string_ostream ir(object.llvm_ir);
     (*module)->print(ir, nullptr);
   }
+  const auto codegen_start = std::chrono::steady_clock::now();
   auto bytes = emit_object(**module, **target);
   if (!bytes) return bytes.error();
+  object.codegen_ms = since_ms(codegen_start);
   object.bytes = std::move(*bytes);
   object.compile_ms = since_ms(start);
   return object;

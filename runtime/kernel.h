@@ -55,7 +55,9 @@ struct ObjectCode {
   std::vector<schedule::KernelArgument> arguments;   // inputs then outputs
   std::vector<schedule::KernelArgument> packed;      // buffers packed at load ("<entry>_pack")
   std::string bytes;                                 // an ELF relocatable object
-  double compile_ms = 0;
+  double compile_ms = 0;                             // all of compile_object, of which:
+  double optimize_ms = 0;                            //   the IR pipeline (opt_level)
+  double codegen_ms = 0;                             //   instruction selection to object code
   std::string llvm_ir;                               // empty unless keep_llvm_ir
 };
 

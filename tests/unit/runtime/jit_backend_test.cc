@@ -1,6 +1,6 @@
 // LLVM backend behaviour beyond op coverage: the hand-scheduled matmul at awkward shapes and
-// thread counts, the vector IR it emits (contiguous loads vs gathers, FMA contraction), and
-// errors returned as values, and the bound on machine-scheduling regions.
+// thread counts, the vector IR it emits (contiguous loads vs gathers, FMA contraction),
+// errors returned as values, the bound on machine-scheduling regions, and compile time by phase.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -286,6 +286,21 @@ TEST(JitBackend, MachineSchedulingRegionsAreBounded) {
   // Fails if LLVM renames the option (0: the bound would silently stop applying) or if
   // initializing LLVM no longer sets it: huge unrolled candidates would again compile for seconds.
   EXPECT_EQ(runtime::scheduling_region_bound(), runtime::kHugeSchedulingRegion);
+}
+
+TEST(JitBackend, CompileTimeIsSplitIntoItsTwoPhases) {
+  // Fails if a phase is not timed (0), or is timed over a span that includes the other or the
+  // IR's emission outside them (the two would add up to more than the whole).
+  auto dag = matmul(64, 64, 64);
+  State state(*dag);
+  ASSERT_TRUE(state.apply_all(matmul_hand_schedule(64, 64, 64)).ok());
+  auto func = lower(state, "kernel");
+  ASSERT_TRUE(func.ok());
+  auto object = runtime::compile_object(*func);
+  ASSERT_TRUE(object.ok()) << object.error().message;
+  EXPECT_GT(object->optimize_ms, 0);
+  EXPECT_GT(object->codegen_ms, 0);
+  EXPECT_LT(object->optimize_ms + object->codegen_ms, object->compile_ms);
 }
 
 }  // namespace
