@@ -160,11 +160,14 @@ Result<TuneConfig> load_config(const std::string& path, const std::vector<std::s
   return parse_config(root, path, overrides);
 }
 
-std::optional<std::string> layout_of_run(const std::string& run) {
+std::string run_directory_of(const std::string& records) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path dir = fs::is_directory(run, ec) ? fs::path(run) : fs::path(run).parent_path();
-  std::ifstream file(dir / "config.yaml");
+  return fs::is_directory(records, ec) ? records : fs::path(records).parent_path().string();
+}
+
+std::optional<std::string> layout_of_run(const std::string& run) {
+  std::ifstream file(std::filesystem::path(run_directory_of(run)) / "config.yaml");
   if (!file) return std::nullopt;
   nlohmann::json config = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
   if (!config.is_object() || !config.contains("network")) return std::nullopt;

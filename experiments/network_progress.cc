@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
+#include "experiments/config.h"
 #include "runtime/network_executor.h"
 #include "runtime/timing.h"
 
@@ -17,6 +19,7 @@ Result<double> measure_network(const graph::Graph& folded, const graph::NetworkT
   runtime::ExecutorOptions options;
   options.records = records;
   options.check_seed = seed;
+  if (!records.empty()) options.checks_dir = (std::filesystem::path(run_directory_of(records)) / "checks").string();
   options.cache = cache;
   auto executor = runtime::NetworkExecutor::build(folded, tasks, options);
   if (!executor) return executor.error();

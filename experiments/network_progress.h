@@ -28,7 +28,8 @@ inline constexpr const char* kNetworkMeasuredRow = "<network measured>";
 // The measured end-to-end latency in seconds of the network with `records` (a records file, or
 // a run directory: its records.jsonl and the end's re-timings, retimed.jsonl): median of `runs`
 // inferences after three warm-up ones, on `threads` threads. With `cache`, kernels and
-// references an earlier measurement built are reused (each kernel checked again).
+// references an earlier measurement built are reused (each kernel checked again); the checks
+// are also kept in the records' run directory (checks/) for the next process.
 Result<double> measure_network(const graph::Graph& folded, const graph::NetworkTasks& tasks, const std::string& records,
                                int threads, uint64_t seed, int runs = 20, runtime::ExecutorCache* cache = nullptr);
 

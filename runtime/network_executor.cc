@@ -169,7 +169,7 @@ Result<std::vector<std::shared_ptr<const MeasureTask>>> NetworkExecutor::Impl::r
   }
   tbb::parallel_for(size_t{0}, n, [&](size_t t) {
     if (checks[t]) return;
-    auto m = make_measure_task(network.tasks[t].dag, options.check_seed, options.check_points);
+    auto m = make_measure_task(network.tasks[t].dag, options.check_seed, options.check_points, options.checks_dir);
     if (m) checks[t] = std::make_shared<const MeasureTask>(std::move(*m));
     else errors[t] = m.error().message;
   });

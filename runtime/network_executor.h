@@ -29,6 +29,9 @@ struct ExecutorOptions {
   int build_threads = 0;        // compile threads; 0: every core TBB sees
   uint64_t check_seed = 1;      // inputs of the load-time kernel checks
   int64_t check_points = 8192;  // output points each kernel check compares (sampled)
+  // Non-empty: each task's check is read from this directory when a matching file is there,
+  // and stored there when computed (check_cache.h), so the next process skips the reference.
+  std::string checks_dir;
   // Kept between builds (executor_cache.h): schedules compiled and references evaluated by an
   // earlier build are reused, each kernel still checked. Null: everything is built afresh.
   ExecutorCache* cache = nullptr;

@@ -9,9 +9,10 @@
 //   choosing tasks is for.
 // With harl's share of the network replaced by an even split, all six cases fail (checked);
 // round-robin held to the first check fails it on every network (asserted below).
-// resnet50_stop70 (logged after this test was written) is not among the cases: on it harl is
-// 1.6-1.8% behind gradient a quarter in and up to 0.8% at half (bench/NOTES.md, stop 70), a
-// weakness found, not yet mended; the replay of its runs is still checked below.
+// resnet50_stop70 and resnet50_stop73 (logged after this test was written) are not among the
+// cases: on them harl is up to 1.8% behind gradient a quarter in (stop 70) or up to 1.6% at
+// half and 0.9% at the end (stop 73; bench/NOTES.md), a weakness found, not yet mended; the
+// replay of their runs is still checked below.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -97,7 +98,7 @@ INSTANTIATE_TEST_SUITE_P(
 // round (summary.json's estimated_ms_in_loop). Fails if the replay misreads, drops or rescales a
 // round, or stops early.
 TEST(AllocatorReplay, ARunReplayedWithItsOwnAllocatorEndsOnItsOwnEstimate) {
-  for (const char* network : {"resnet50", "resnet50_stop70", "mobilenetv2", "bert_base"}) {
+  for (const char* network : {"resnet50", "resnet50_stop70", "resnet50_stop73", "mobilenetv2", "bert_base"}) {
     for (const char* allocator : {"harl", "gradient", "round_robin"}) {
       const std::string dir = kTraces + network + "/" + allocator;
       std::ifstream in(dir + "/summary.json");
@@ -123,7 +124,7 @@ TEST(AllocatorReplay, ARunReplayedWithItsOwnAllocatorEndsOnItsOwnEstimate) {
 // searches ran out).
 TEST(AllocatorReplay, AReferenceAllocatorReplayedOnItsOwnRunMakesTheLiveRunsChoices) {
   int runs = 0;
-  for (const char* network : {"resnet50", "resnet50_stop70", "mobilenetv2", "bert_base"}) {
+  for (const char* network : {"resnet50", "resnet50_stop70", "resnet50_stop73", "mobilenetv2", "bert_base"}) {
     for (const char* allocator : {"gradient", "round_robin"}) {
       const std::string dir = kTraces + network + "/" + allocator;
       std::ifstream in(dir + "/rounds.jsonl");
@@ -141,7 +142,7 @@ TEST(AllocatorReplay, AReferenceAllocatorReplayedOnItsOwnRunMakesTheLiveRunsChoi
       ++runs;
     }
   }
-  EXPECT_EQ(runs, 7);
+  EXPECT_EQ(runs, 9);
 }
 
 TEST(AllocatorReplay, RunsOfDifferentNetworksAreRefusedByName) {

@@ -1,7 +1,8 @@
 // The network executor (runtime/network_executor.h) on small models built in code: its
 // outputs match graph::interpret on 1 and 2 threads, intermediates share buffers by lifetime,
 // recorded schedules are used when they are this machine's and refused ones fall back to the
-// default with a note, bad inputs are errors, and a cache spares a rebuild its compiles.
+// default with a note, bad inputs are errors, a cache spares a rebuild its compiles, and checks
+// kept in a directory are read back.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "graph/interpret.h"
 #include "graph/onnx/import.h"
 #include "onnx_model_builder.h"
+#include "runtime/check_cache.h"
 #include "runtime/default_schedule.h"
 #include "runtime/executor_cache.h"
 #include "runtime/memory_plan.h"
@@ -303,6 +305,34 @@ TEST(NetworkExecutor, ACacheCompilesEachScheduleOnce) {
   EXPECT_EQ(cache.objects(), n + 1);
   expect_matches_interpreter(*third, l, 1);
   std::filesystem::remove(path);
+}
+
+TEST(NetworkExecutor, KeepsItsKernelChecksInTheChecksDirectory) {
+  // Fails if the executor does not pass `checks_dir` on (no files), or computes the references
+  // again instead of reading them (the planted wrong values would go unseen).
+  Loaded l = load(conv_chain());
+  const auto dir = std::filesystem::temp_directory_path() / "tessera_executor_checks";
+  std::filesystem::remove_all(dir);
+  runtime::ExecutorOptions options;
+  options.checks_dir = dir.string();
+  auto first = runtime::NetworkExecutor::build(l.folded, l.tasks, options);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  for (const auto& task : l.tasks.tasks) {
+    EXPECT_TRUE(std::filesystem::exists(runtime::checks_file(dir.string(), task.dag.workload_key(), options.check_seed,
+                                                             options.check_points)))
+        << task.name;
+  }
+  // The first task's stored reference made wrong, in a file that is otherwise valid.
+  const auto& dag = l.tasks.tasks[0].dag;
+  auto stored = runtime::make_measure_task(dag, options.check_seed, options.check_points, dir.string());
+  ASSERT_TRUE(stored.ok()) << stored.error().message;
+  for (float& v : stored->checks[0].expected) v += 1000;
+  const std::string path = runtime::checks_file(dir.string(), dag.workload_key(), options.check_seed, options.check_points);
+  ASSERT_TRUE(runtime::save_checks(path, *stored, options.check_seed, options.check_points).ok());
+  auto second = runtime::NetworkExecutor::build(l.folded, l.tasks, options);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.error().message.find(l.tasks.tasks[0].name), std::string::npos) << second.error().message;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(MemoryPlan, FirstFitReuseByLifetime) {
