@@ -83,7 +83,7 @@ nlohmann::json run_compile_levels() {
   for (const Sample& s : samples) {
     const std::string key = s.dag->workload_key();
     if (!checks.count(key)) {
-      auto made = runtime::make_measure_task(*s.dag, config->seed, runtime::kCheckPoints, (dir / "checks").string());
+      auto made = runtime::make_measure_task(*s.dag, config->seed, runtime::kCheckPoints, experiments::checks_dir_of(run));
       if (!made) return error_json(made.error().message);
       checks.emplace(key, std::move(*made));
     }

@@ -166,6 +166,10 @@ std::string run_directory_of(const std::string& records) {
   return fs::is_directory(records, ec) ? records : fs::path(records).parent_path().string();
 }
 
+std::string checks_dir_of(const std::string& records) {
+  return records.empty() ? "" : (std::filesystem::path(run_directory_of(records)) / "checks").string();
+}
+
 std::optional<std::string> layout_of_run(const std::string& run) {
   std::ifstream file(std::filesystem::path(run_directory_of(run)) / "config.yaml");
   if (!file) return std::nullopt;

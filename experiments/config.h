@@ -104,6 +104,9 @@ Result<TuneConfig> load_config(const std::string& path, const std::vector<std::s
 // The run directory of `records` (a run directory, or a records file in one): the directory
 // itself, else the file's.
 std::string run_directory_of(const std::string& records);
+// Where a run keeps its reference checks (runtime/check_cache.h): checks/ in the run directory
+// of `records`; empty for empty `records` (nothing to keep them beside).
+std::string checks_dir_of(const std::string& records);
 // The activation layout a network run tuned in, from its config.yaml beside `run` (a run
 // directory or a records file in one): its `layout`, "nchw" for a network run from before
 // layouts were chosen, nothing where there is no network run's config.

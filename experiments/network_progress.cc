@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <sstream>
 
 #include "experiments/config.h"
@@ -19,7 +18,7 @@ Result<double> measure_network(const graph::Graph& folded, const graph::NetworkT
   runtime::ExecutorOptions options;
   options.records = records;
   options.check_seed = seed;
-  if (!records.empty()) options.checks_dir = (std::filesystem::path(run_directory_of(records)) / "checks").string();
+  options.checks_dir = checks_dir_of(records);
   options.cache = cache;
   auto executor = runtime::NetworkExecutor::build(folded, tasks, options);
   if (!executor) return executor.error();

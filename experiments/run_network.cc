@@ -172,7 +172,7 @@ int run_network(const std::vector<std::string>& args) {
   runtime::ExecutorOptions options;
   options.records = a.records;
   // The records' run directory keeps the checks, as the tune keeps its own there.
-  if (!a.records.empty()) options.checks_dir = (std::filesystem::path(run_directory_of(a.records)) / "checks").string();
+  options.checks_dir = checks_dir_of(a.records);
   std::fprintf(stderr, "%s: %zu tasks, %zu kernel launches, %s activations; compiling and checking each kernel...\n",
                a.model.c_str(), network->tasks.size(), network->order.size(), layout_text.c_str());
   auto executor = runtime::NetworkExecutor::build(*folded, *network, options);

@@ -189,7 +189,7 @@ int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measur
     options.confirm_rounds = config.confirm_rounds;
     options.confirm_within = config.confirm_within;
     options.seed = config.seed;
-    options.checks_dir = (dir / "checks").string();
+    options.checks_dir = checks_dir_of(config.run_dir);
     options.measurer = measurer;
     if (gpu) {
       runtime::cuda::CudaBuildOptions build;

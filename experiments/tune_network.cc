@@ -121,7 +121,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
         options.confirm_rounds = config.confirm_rounds;
         options.confirm_within = config.confirm_within;
         options.seed = config.seed;
-        options.checks_dir = (dir / "checks").string();
+        options.checks_dir = checks_dir_of(config.run_dir);
         options.measurer = measurer;
         created[t] = env::TuningTask::create(fused->tasks[t].dag, options);
         std::lock_guard<std::mutex> lock(say);
