@@ -39,6 +39,7 @@ const std::vector<Case>& all_cases() {
       {"measure_sgemm_512", [] { return run_measure_sgemm(512, 64); }},
       {"features_throughput", [] { return run_features_throughput(4000); }},
       {"compile_levels", [] { return run_compile_levels(); }},
+      {"warmup_levels", [] { return run_warmup_levels(); }},
       {"droplet_sgemm_1024_1t", [] { return run_droplet_sgemm(1024, 300, 400); }},
       {"measure_repeatability", [] { return run_measure_repeatability(512, 10); }},
       {"conv2d_c64_56_k64_1t", [] { return run_conv2d_bias_relu(resnet_conv2_3x3(), 1); }},

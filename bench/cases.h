@@ -44,6 +44,11 @@ nlohmann::json run_features_throughput(int candidates);
 // (compile_cases.cc; TESSERA_COMPILE_RUN, TESSERA_COMPILE_SAMPLES).
 nlohmann::json run_compile_levels();
 
+// The timing protocol's 30 ms warm-up against a short one, back to back and after an idle spell,
+// on a run's recorded candidates (warmup_cases.cc; TESSERA_WARMUP_RUN, TESSERA_WARMUP_SAMPLES,
+// TESSERA_WARMUP_SHORT_MS).
+nlohmann::json run_warmup_levels();
+
 // Hand-scheduled conv2d + bias + relu (NCHW) against oneDNN's, with `threads` threads each.
 nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads);
 // A compiled conv2d_bias_relu kernel of `p` against oneDNN (outputs compared, timed alternately).

@@ -8,31 +8,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
-#include <map>
 
 #include "bench/cases.h"
 #include "bench/measure.h"
-#include "experiments/config.h"
-#include "experiments/run_tasks.h"
-#include "runtime/check.h"
+#include "bench/run_samples.h"
 #include "runtime/kernel.h"
-#include "runtime/records.h"
 #include "runtime/timing.h"
-#include "schedule/lower.h"
-#include "schedule/state.h"
-#include "schedule/step_json.h"
 
 namespace tessera::bench {
 namespace {
 
 constexpr int kLevels[] = {3, 2, 1};
 constexpr int kRounds = 2;
-
-struct Sample {
-  const schedule::ComputeDAG* dag = nullptr;
-  schedule::LoweredFunc func;
-};
 
 struct LevelTotals {
   double compile_s = 0, optimize_s = 0, codegen_s = 0;
@@ -45,47 +32,18 @@ struct LevelTotals {
 nlohmann::json run_compile_levels() {
   const char* run = std::getenv("TESSERA_COMPILE_RUN");
   if (!run) return error_json("set TESSERA_COMPILE_RUN to a run directory (config.yaml + records.jsonl)");
-  const std::filesystem::path dir(run);
   const char* samples_env = std::getenv("TESSERA_COMPILE_SAMPLES");
-  const int wanted = samples_env ? std::max(1, std::atoi(samples_env)) : 48;
-  auto config = experiments::load_config((dir / "config.yaml").string());
-  if (!config) return error_json(config.error().message);
-  auto tasks = experiments::run_tasks(*config);
-  if (!tasks) return error_json(tasks.error().message);
-  std::map<std::string, const schedule::ComputeDAG*> by_key;
-  for (const auto& t : *tasks) by_key[t.dag.workload_key()] = &t.dag;
-  auto file = runtime::read_records((dir / "records.jsonl").string());
-  if (!file) return error_json(file.error().message);
-  std::vector<const runtime::MeasureRecord*> correct;
-  for (const auto& r : file->records) {
-    if (r.error == runtime::MeasureError::kNone && by_key.count(r.workload_key)) correct.push_back(&r);
-  }
-  if (correct.empty()) return error_json(std::string(run) + ": no correct record of the run's tasks");
+  auto loaded = load_run_samples(run, samples_env ? std::max(1, std::atoi(samples_env)) : 48);
+  if (!loaded) return error_json(loaded.error().message);
+  RunSamples& sampled = *loaded;
+  const std::vector<RunSample>& samples = sampled.samples;
 
-  std::vector<Sample> samples;
-  const double stride = std::max(1.0, static_cast<double>(correct.size()) / wanted);
-  for (double at = 0; at < correct.size() && static_cast<int>(samples.size()) < wanted; at += stride) {
-    const runtime::MeasureRecord& r = *correct[static_cast<size_t>(at)];
-    auto steps = schedule::steps_from_json(r.steps);
-    if (!steps) return error_json("a record's steps: " + steps.error().message);
-    const schedule::ComputeDAG* dag = by_key[r.workload_key];
-    schedule::State state(*dag);
-    if (auto applied = state.apply_all(*steps); !applied) return error_json(applied.error().message);
-    auto func = schedule::lower(state, "k");
-    if (!func) return error_json(func.error().message);
-    samples.push_back({dag, std::move(*func)});
-  }
-
-  std::map<std::string, runtime::MeasureTask> checks;
   LevelTotals totals[std::size(kLevels)];
-  for (const Sample& s : samples) {
+  for (const RunSample& s : samples) {
     const std::string key = s.dag->workload_key();
-    if (!checks.count(key)) {
-      auto made = runtime::make_measure_task(*s.dag, config->seed, runtime::kCheckPoints, experiments::checks_dir_of(run));
-      if (!made) return error_json(made.error().message);
-      checks.emplace(key, std::move(*made));
-    }
-    const runtime::MeasureTask& check = checks.at(key);
+    auto made = sampled.check(*s.dag);
+    if (!made) return error_json(made.error().message);
+    const runtime::MeasureTask& check = **made;
     std::vector<runtime::Kernel> kernels;
     for (size_t l = 0; l < std::size(kLevels); ++l) {
       runtime::CompileOptions options;
@@ -129,7 +87,7 @@ nlohmann::json run_compile_levels() {
 
   nlohmann::json out = {{"run", run},
                         {"samples", samples.size()},
-                        {"of_correct_records", correct.size()},
+                        {"of_correct_records", sampled.correct_records},
                         {"includes", "compile on one core; kernel time = best of 2 rounds' medians, levels alternating"}};
   for (size_t l = 0; l < std::size(kLevels); ++l) {
     const LevelTotals& t = totals[l];
