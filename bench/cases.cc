@@ -40,6 +40,8 @@ const std::vector<Case>& all_cases() {
       {"features_throughput", [] { return run_features_throughput(4000); }},
       {"compile_levels", [] { return run_compile_levels(); }},
       {"warmup_levels", [] { return run_warmup_levels(); }},
+      {"timing_neighbor", [] { return run_timing_neighbor(); }},
+      {"measure_protocols", [] { return run_measure_protocols(); }},
       {"droplet_sgemm_1024_1t", [] { return run_droplet_sgemm(1024, 300, 400); }},
       {"measure_repeatability", [] { return run_measure_repeatability(512, 10); }},
       {"conv2d_c64_56_k64_1t", [] { return run_conv2d_bias_relu(resnet_conv2_3x3(), 1); }},

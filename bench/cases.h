@@ -49,6 +49,15 @@ nlohmann::json run_compile_levels();
 // TESSERA_WARMUP_SHORT_MS).
 nlohmann::json run_warmup_levels();
 
+// A run's recorded candidates timed with the other cores quiet and compiling (neighbor_cases.cc;
+// TESSERA_NEIGHBOR_RUN, TESSERA_NEIGHBOR_SAMPLES).
+nlohmann::json run_timing_neighbor();
+
+// A run's recorded batches measured with the 30 ms warm-up, the short back-to-back one, and
+// compiling beside the timing: wall time and the batches' fastest (measure_protocol_cases.cc;
+// TESSERA_PROTOCOL_RUN, TESSERA_PROTOCOL_BATCHES).
+nlohmann::json run_measure_protocols();
+
 // Hand-scheduled conv2d + bias + relu (NCHW) against oneDNN's, with `threads` threads each.
 nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads);
 // A compiled conv2d_bias_relu kernel of `p` against oneDNN (outputs compared, timed alternately).

@@ -1,0 +1,105 @@
+// The tuner's measuring protocol before and after stop 74's two changes, on the same recorded
+// batches: how much wall time each saves, and whether the batches still crown the same kernels.
+//
+// Batches of a run (TESSERA_PROTOCOL_RUN, a run directory; TESSERA_PROTOCOL_BATCHES, 16 by
+// default, of at least 8 candidates, spread over the run), each measured as the tuner measures
+// a round (LocalMeasurer::measure_each: the run's measure options, its task's best before the
+// batch for the give-up) under four protocols, their order rotating from batch to batch, each
+// with its own worker:
+//   before        30 ms of warm-up for every candidate, the batch compiled first on every core
+//   short_warmup  3 ms of warm-up for a candidate right after another, compiled first
+//   pipelined     the same warm-up, later candidates compiling beside the timing (the default)
+//   before_again  `before` once more: how far the protocol agrees with itself
+// Prints each protocol's wall seconds (all batches) and their ratio to `before`, its build and
+// run phases, and how often its batch's fastest candidate was `before`'s (with the geometric
+// mean of its fastest median over `before`'s).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+
+#include "bench/cases.h"
+#include "bench/measure.h"
+#include "bench/run_samples.h"
+#include "runtime/local_measurer.h"
+
+namespace tessera::bench {
+namespace {
+
+struct Protocol {
+  const char* name;
+  double back_to_back_warmup_ms;
+  bool compile_while_timing;
+};
+constexpr Protocol kProtocols[] = {
+    {"before", 30, false}, {"short_warmup", 3, false}, {"pipelined", 3, true}, {"before_again", 30, false}};
+constexpr size_t kCount = std::size(kProtocols);
+
+}  // namespace
+
+nlohmann::json run_measure_protocols() {
+  const char* run = std::getenv("TESSERA_PROTOCOL_RUN");
+  if (!run) return error_json("set TESSERA_PROTOCOL_RUN to a run directory (config.yaml + records.jsonl)");
+  const char* batches_env = std::getenv("TESSERA_PROTOCOL_BATCHES");
+  auto loaded = load_run_batches(run, batches_env ? std::max(1, std::atoi(batches_env)) : 16, 8);
+  if (!loaded) return error_json(loaded.error().message);
+  const RunSamples& sampled = *loaded;
+
+  std::vector<std::unique_ptr<runtime::LocalMeasurer>> measurers;
+  runtime::BuildOptions build;
+  build.timeout_s = sampled.config.measure.compile_timeout_s;
+  for (const Protocol& p : kProtocols) {
+    runtime::MeasureOptions options = sampled.config.measure;
+    options.threads = sampled.config.threads;
+    options.back_to_back_warmup_ms = p.back_to_back_warmup_ms;
+    options.compile_while_timing = p.compile_while_timing;
+    measurers.push_back(std::make_unique<runtime::LocalMeasurer>(build, options, sampled.config.seed, runtime::RunnerOptions{},
+                                                                 experiments::checks_dir_of(run)));
+  }
+  double wall[kCount] = {}, log_best_sum[kCount] = {};
+  int same_fastest[kCount] = {}, candidates = 0;
+  for (size_t b = 0; b < sampled.batches.size(); ++b) {
+    const RunBatch& batch = sampled.batches[b];
+    if (auto ready = measurers[0]->prepare(*batch.dag); !ready) return error_json(ready.error().message);
+    size_t fastest[kCount];
+    double fastest_median[kCount];
+    for (size_t k = 0; k < kCount; ++k) {
+      const size_t p = (k + b) % kCount;
+      if (auto ready = measurers[p]->prepare(*batch.dag); !ready) return error_json(ready.error().message);
+      std::vector<runtime::MeasureResult> results(batch.schedules.size());
+      const auto start = std::chrono::steady_clock::now();
+      measurers[p]->measure_each(*batch.dag, batch.schedules, batch.best_before,
+                                 [&](size_t i, runtime::MeasureResult r) { results[i] = std::move(r); });
+      wall[p] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      fastest[p] = 0, fastest_median[p] = INFINITY;
+      for (size_t i = 0; i < results.size(); ++i) {
+        if (results[i].error != runtime::MeasureError::kNone) {  // recorded correct: a wrong one now is an error
+          return error_json(batch.dag->workload_key() + ", a recorded candidate: " + results[i].message);
+        }
+        if (results[i].median() < fastest_median[p]) fastest_median[p] = results[i].median(), fastest[p] = i;
+      }
+    }
+    candidates += static_cast<int>(batch.schedules.size());
+    for (size_t p = 0; p < kCount; ++p) {
+      same_fastest[p] += fastest[p] == fastest[0];
+      log_best_sum[p] += std::log(fastest_median[p] / fastest_median[0]);
+    }
+  }
+  const size_t n = sampled.batches.size();
+  nlohmann::json out = {{"run", run},
+                        {"batches", n},
+                        {"candidates", candidates},
+                        {"includes", "LocalMeasurer::measure_each per batch, protocols rotating, each with its own worker"}};
+  for (size_t p = 0; p < kCount; ++p) {
+    const runtime::PhaseSeconds phases = measurers[p]->phase_seconds();
+    out[kProtocols[p].name] = {{"wall_seconds", wall[p]},
+                               {"wall_vs_before", wall[p] / wall[0]},
+                               {"build_seconds", phases.build},
+                               {"run_seconds", phases.run},
+                               {"same_fastest_as_before", same_fastest[p]},
+                               {"fastest_median_vs_before_geomean", std::exp(log_best_sum[p] / n)}};
+  }
+  return out;
+}
+
+}  // namespace tessera::bench
