@@ -396,8 +396,8 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
   // A network run times each layer as the network runs it: its weights cold (runtime/measure.h).
   if (!c.network.empty() && c.target_kind != "cuda") c.measure.cold_constants = true;
   if (const YAML::Node m = root["measure"]) {
-    if (auto ok = r.only_keys(m, "measure", {"warmup", "warmup_ms", "number", "repeat", "min_repeat_ms", "flush_cache",
-                                             "cold_constants", "compile_timeout_s", "run_timeout_s", "retime_top", "retime_rounds", "confirm_rounds", "confirm_within",
+    if (auto ok = r.only_keys(m, "measure", {"warmup", "warmup_ms", "back_to_back_warmup_ms", "number", "repeat", "min_repeat_ms", "flush_cache",
+                                             "cold_constants", "compile_while_timing", "compile_timeout_s", "run_timeout_s", "retime_top", "retime_rounds", "confirm_rounds", "confirm_within",
                                              "give_up_ratio"});
         !ok) {
       return ok.error();
@@ -405,6 +405,9 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     auto& o = c.measure;
     if (m["warmup"]) TRY_ASSIGN(o.warmup, r.integer(m["warmup"], "measure.warmup", 0));
     if (m["warmup_ms"]) TRY_ASSIGN(o.min_warmup_ms, r.number(m["warmup_ms"], "measure.warmup_ms", 0));
+    if (m["back_to_back_warmup_ms"]) {
+      TRY_ASSIGN(o.back_to_back_warmup_ms, r.number(m["back_to_back_warmup_ms"], "measure.back_to_back_warmup_ms", 0));
+    }
     if (m["retime_top"]) TRY_ASSIGN(c.retime_top, r.integer(m["retime_top"], "measure.retime_top", 0));
     if (m["retime_rounds"]) TRY_ASSIGN(c.retime_rounds, r.integer(m["retime_rounds"], "measure.retime_rounds", 1));
     if (m["confirm_rounds"]) TRY_ASSIGN(c.confirm_rounds, r.integer(m["confirm_rounds"], "measure.confirm_rounds", 0));
@@ -413,6 +416,9 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     if (m["repeat"]) TRY_ASSIGN(o.repeat, r.integer(m["repeat"], "measure.repeat", 1));
     if (m["min_repeat_ms"]) TRY_ASSIGN(o.min_repeat_ms, r.number(m["min_repeat_ms"], "measure.min_repeat_ms", 0));
     if (m["flush_cache"]) TRY_ASSIGN(o.flush_cache, r.boolean(m["flush_cache"], "measure.flush_cache"));
+    if (m["compile_while_timing"]) {
+      TRY_ASSIGN(o.compile_while_timing, r.boolean(m["compile_while_timing"], "measure.compile_while_timing"));
+    }
     if (m["cold_constants"]) {
       TRY_ASSIGN(o.cold_constants, r.boolean(m["cold_constants"], "measure.cold_constants"));
       if (o.cold_constants && c.target_kind == "cuda") {
@@ -472,9 +478,11 @@ nlohmann::json resolved_config(const TuneConfig& c) {
           {"proxy", proxy},
           {"budget", {{"trials", c.trials}, {"seconds", c.seconds}, {"batch_size", c.batch_size}}},
           {"measure",
-           {{"warmup", o.warmup}, {"warmup_ms", o.min_warmup_ms}, {"number", o.number},
+           {{"warmup", o.warmup}, {"warmup_ms", o.min_warmup_ms},
+            {"back_to_back_warmup_ms", o.back_to_back_warmup_ms}, {"number", o.number},
             {"repeat", o.repeat}, {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
-            {"cold_constants", o.cold_constants}, {"compile_timeout_s", o.compile_timeout_s}, {"run_timeout_s", o.run_timeout_s}, {"give_up_ratio", o.give_up_ratio},
+            {"cold_constants", o.cold_constants}, {"compile_while_timing", o.compile_while_timing},
+            {"compile_timeout_s", o.compile_timeout_s}, {"run_timeout_s", o.run_timeout_s}, {"give_up_ratio", o.give_up_ratio},
             {"retime_top", c.retime_top}, {"retime_rounds", c.retime_rounds},
             {"confirm_rounds", c.confirm_rounds}, {"confirm_within", c.confirm_within}}}};
   if (!c.plugins.empty()) out["plugins"] = c.plugins;

@@ -33,6 +33,9 @@ runtime::BuildOptions build_options(const TuneConfig& config) {
 runtime::MeasureOptions measure_options(const TuneConfig& config) {
   runtime::MeasureOptions measure = config.measure;
   measure.threads = config.threads;
+  // Ranks on one machine time on different cores (mpi/serve.h): a rank's spare cores are
+  // another's timing core, so no rank compiles while it times.
+  measure.compile_while_timing = false;
   return measure;
 }
 

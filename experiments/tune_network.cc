@@ -362,6 +362,9 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     // New bests timed again before they stood, and how many of them lost to a rival there.
     entry["confirmed"] = slots[t].tuning->confirmations();
     entry["overturned"] = slots[t].tuning->overturned();
+    // Where its measuring time went: waiting for compiles, and checking and timing in the worker.
+    const runtime::PhaseSeconds phases = slots[t].tuning->phase_seconds();
+    entry["build_seconds"] = phases.build, entry["run_seconds"] = phases.run;
     summary["tasks"].push_back(entry);
   }
   summary["estimated_ms"] = estimate * 1e3;

@@ -1,4 +1,5 @@
-// TBB-parallel compilation of candidates to object code (see builder.h).
+// Compilation of candidates to object code: a batch in parallel on TBB, or pipelined beside
+// their timing (see builder.h).
 #include "runtime/builder.h"
 
 #include <tbb/blocked_range.h>
@@ -7,8 +8,12 @@
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
 
+#include <sched.h>
+
+#include <algorithm>
 #include <chrono>
 
+#include "runtime/runner.h"
 #include "schedule/lower.h"
 #include "schedule/state.h"
 
@@ -92,6 +97,68 @@ std::vector<BuildResult> build_batch(const std::vector<BuildInput>& inputs,
         tbb::simple_partitioner());
   });
   return results;
+}
+
+BuildPipeline::BuildPipeline(std::vector<BuildInput> inputs, BuildOptions options, const std::vector<int>& spare_cpus)
+    : inputs_(std::move(inputs)), options_(options), results_(inputs_.size()), ready_(inputs_.size(), 0) {
+  for (int cpu : spare_cpus) {
+    threads_.emplace_back([this, cpu] {
+      pin_this_thread({cpu});
+      while (compile_next()) {
+      }
+    });
+  }
+}
+
+BuildPipeline::~BuildPipeline() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  for (auto& t : threads_) t.join();
+}
+
+bool BuildPipeline::compile_next() {
+  size_t i;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_ || next_ >= inputs_.size()) return false;
+    i = next_++;
+  }
+  BuildResult built = build_one(inputs_[i], options_);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    results_[i] = std::move(built);
+    ready_[i] = 1;
+  }
+  changed_.notify_all();
+  return true;
+}
+
+BuildResult BuildPipeline::take(size_t i) {
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (ready_[i]) return std::move(results_[i]);
+      if (next_ >= inputs_.size()) {  // i is compiling in another thread
+        changed_.wait(lock, [&] { return ready_[i] != 0; });
+        return std::move(results_[i]);
+      }
+    }
+    compile_next();
+  }
+}
+
+std::vector<int> spare_cpus(int threads) {
+  std::vector<int> spare;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return spare;
+  const std::vector<int> timing = measurement_cpus(threads);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &allowed) && std::find(timing.begin(), timing.end(), cpu) == timing.end()) spare.push_back(cpu);
+  }
+  return spare;
 }
 
 }  // namespace tessera::runtime

@@ -1,10 +1,13 @@
-// Build on every core, time in the isolated worker (see local_measurer.h).
+// Build on every core, or beside the timing on the cores it leaves; time in the isolated worker
+// (see local_measurer.h).
 #include "runtime/local_measurer.h"
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "runtime/timing.h"
+#include "schedule/step_json.h"
 
 namespace tessera::runtime {
 
@@ -58,15 +61,35 @@ void LocalMeasurer::measure_each(const schedule::ComputeDAG& dag, const std::vec
     }
     return;
   }
-  auto builds = build(dag, schedules);
+  // Candidate i's build: from the whole batch compiled on every core, or from a pipeline that
+  // compiles on the cores the worker does not time on while it times (builder.h).
+  std::vector<BuildResult> builds;
+  std::optional<BuildPipeline> pipeline;
+  const std::vector<int> spare = measure_.compile_while_timing ? spare_cpus(measure_.threads) : std::vector<int>{};
+  if (spare.empty()) {
+    builds = build(dag, schedules);
+  } else {
+    std::vector<BuildInput> inputs;
+    for (const Schedule& steps : schedules) inputs.push_back({&dag, steps});
+    pipeline.emplace(std::move(inputs), build_, spare);
+  }
+  auto built = [&](size_t i) {
+    if (!pipeline) return std::move(builds[i]);
+    const auto start = std::chrono::steady_clock::now();
+    BuildResult b = pipeline->take(i);
+    phases_.build += seconds_since(start);
+    return b;
+  };
   double best = best_seconds;
-  for (size_t i = 0; i < builds.size(); ++i) {
+  for (size_t i = 0; i < schedules.size(); ++i) {
     MeasureOptions options = measure_;
     if (best > 0 && options.give_up_ratio > 0) {
       options.give_up_seconds = options.give_up_ratio * best;
       options.best_seconds = best;
     }
-    MeasureResult result = run(**check, builds[i], options);
+    const BuildResult b = built(i);
+    keep(dag, schedules[i], b);
+    MeasureResult result = run(**check, b, options);
     if (result.error == MeasureError::kNone && result.median() > 0) {
       best = best > 0 ? std::min(best, result.median()) : result.median();
     }
@@ -74,11 +97,51 @@ void LocalMeasurer::measure_each(const schedule::ComputeDAG& dag, const std::vec
   }
 }
 
+namespace {
+std::string kept_key(const schedule::ComputeDAG& dag, const Schedule& steps) {
+  return dag.workload_key() + "\n" + schedule::steps_to_json(steps).dump();
+}
+}  // namespace
+
+void LocalMeasurer::keep(const schedule::ComputeDAG& dag, const Schedule& steps, const BuildResult& built) {
+  if (built.error != MeasureError::kNone) return;
+  std::string key = kept_key(dag, steps);
+  if (kept_.count(key)) return;
+  kept_.emplace(key, built);
+  kept_order_.push_back(std::move(key));
+  if (kept_order_.size() > kKeptObjects) {
+    kept_.erase(kept_order_.front());
+    kept_order_.pop_front();
+  }
+}
+
+const BuildResult* LocalMeasurer::kept(const schedule::ComputeDAG& dag, const Schedule& steps) const {
+  auto found = kept_.find(kept_key(dag, steps));
+  return found == kept_.end() ? nullptr : &found->second;
+}
+
 void LocalMeasurer::retime(const schedule::ComputeDAG& dag, const std::vector<Schedule>& schedules, int rounds,
                            const ResultSink& done) {
   auto check = reference(dag);
   if (!check) return Measurer::retime(dag, schedules, rounds, done);  // every result says why
-  auto builds = build(dag, schedules);
+  std::vector<BuildResult> builds(schedules.size());
+  std::vector<Schedule> missing;
+  std::vector<size_t> missing_at;
+  for (size_t i = 0; i < schedules.size(); ++i) {
+    if (const BuildResult* k = kept(dag, schedules[i])) {
+      builds[i] = *k;
+    } else {
+      missing.push_back(schedules[i]);
+      missing_at.push_back(i);
+    }
+  }
+  if (!missing.empty()) {
+    std::vector<BuildResult> compiled = build(dag, missing);
+    for (size_t m = 0; m < missing.size(); ++m) {
+      keep(dag, missing[m], compiled[m]);
+      builds[missing_at[m]] = std::move(compiled[m]);
+    }
+  }
   std::vector<bool> failed(builds.size(), false);
   for (int round = 0; round < rounds; ++round) {
     for (size_t i = 0; i < builds.size(); ++i) {

@@ -6,9 +6,12 @@
 // once per workload and kept. A candidate whose warm-up or first timed repeat is more than
 // MeasureOptions::give_up_ratio times the fastest so far (the task's best, then this batch's)
 // is timed no further, and so is one whose repeats so far leave its median no chance to beat
-// that fastest. It counts its wall seconds by phase (build, run).
+// that fastest. It counts its wall seconds by phase (build, run). The object code of its last
+// 64 compiled candidates is kept, so re-timing one (a new best's confirmation) does not compile
+// it again.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <string>
 
@@ -46,6 +49,12 @@ class LocalMeasurer : public Measurer {
   std::vector<BuildResult> build(const schedule::ComputeDAG& dag, const std::vector<Schedule>& schedules);
   // runner_.measure, its wall time counted as running.
   MeasureResult run(const MeasureTask& check, const BuildResult& built, const MeasureOptions& options);
+  // Keeps a compiled candidate's object code among the last kKeptObjects; the kept one of
+  // `steps`, if any. A new best's confirmation re-times it and its nearest rivals, which all
+  // compiled in this batch or an earlier one: they are not compiled again.
+  void keep(const schedule::ComputeDAG& dag, const Schedule& steps, const BuildResult& built);
+  const BuildResult* kept(const schedule::ComputeDAG& dag, const Schedule& steps) const;
+  static constexpr size_t kKeptObjects = 64;
 
   BuildOptions build_;
   MeasureOptions measure_;
@@ -53,6 +62,8 @@ class LocalMeasurer : public Measurer {
   Runner runner_;
   std::string checks_dir_;
   std::map<std::string, MeasureTask> references_;  // by workload key
+  std::map<std::string, BuildResult> kept_;        // by workload key and steps
+  std::deque<std::string> kept_order_;             // oldest first
   PhaseSeconds phases_;
 };
 

@@ -30,6 +30,10 @@ Result<MeasureError> measure_error_from_string(const std::string& text);
 struct MeasureOptions {
   int warmup = 1;              // warm-up calls before the repeats (each timed on its own)
   double min_warmup_ms = 30;   // ...and more until warming up has lasted this long
+  // ...or only this long when the worker measured another candidate just before (no idle
+  // spell: its core's clock is up; runtime/worker.h). The kernel's first call, for its check,
+  // has already run by then.
+  double back_to_back_warmup_ms = 3;
   int number = 1;              // least calls per repeat; sized from the fastest warm-up call
   int repeat = 3;              // timed repeats, each one's cost returned (fewer after a give-up)
   double min_repeat_ms = 50;   // a repeat lasts at least this long
@@ -40,6 +44,9 @@ struct MeasureOptions {
   // layer's weights in cache and ranks schedules by a time the network never sees.
   bool cold_constants = false;
   int threads = 1;             // threads for parallel loops
+  // Compile a batch's later candidates on the cores the worker does not time on while it times
+  // the first ones (runtime/builder.h, BuildPipeline); off: the whole batch first, on every core.
+  bool compile_while_timing = true;
   // A candidate whose fastest warm-up call, or else first repeat, is slower than this per call,
   // or whose check call (its first, cold) is kColdCallMargin times slower, is timed no further
   // (TimingOptions::give_up_seconds; 0: never). Set from give_up_ratio.

@@ -2,6 +2,7 @@
 #include "runtime/runner.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -77,6 +78,13 @@ std::vector<int> measurement_cpus(int threads) {
     if (CPU_ISSET(cpu, &allowed)) cpus.insert(cpus.begin(), cpu);
   }
   return cpus;
+}
+
+bool pin_this_thread(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cpus) CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
 Result<void> Runner::ensure_worker(int threads) {

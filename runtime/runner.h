@@ -35,6 +35,8 @@ struct RunnerOptions {
 
 // The CPUs a worker measuring with `threads` threads is pinned to (see above).
 std::vector<int> measurement_cpus(int threads);
+// Pins the calling thread to `cpus`; false if the system refused.
+bool pin_this_thread(const std::vector<int>& cpus);
 
 class Runner {
  public:

@@ -28,6 +28,15 @@ struct RunOutcome {
 // Checks and times the candidate a run message of its type describes, against `task`.
 using RunHandler = std::function<RunOutcome(const Message& run, const MeasureTask& task)>;
 
+// The warm-up a candidate gets in a worker whose last measurement ended `idle_seconds` ago:
+// options.min_warmup_ms after an idle spell (longer than kIdleSpellSeconds), when the core's
+// clock may have dropped; back_to_back_warmup_ms (if shorter) right after another candidate,
+// as a batch's later candidates come. On ResNet-50's recorded candidates a 3 ms warm-up gave
+// the same medians as 30 ms, back to back and even after 1.5 s idle (bench/NOTES.md,
+// `warmup_levels`); the full one stays for the first of a batch.
+inline constexpr double kIdleSpellSeconds = 0.1;
+double warmup_ms_after(const MeasureOptions& options, double idle_seconds);
+
 // Serves until the stream ends; returns the process exit code.
 int serve_worker(int fd, const std::map<std::string, RunHandler>& handlers = {});
 

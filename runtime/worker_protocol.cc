@@ -130,7 +130,8 @@ Result<MeasureTask> task_from_message(const Message& m) {
 }
 
 nlohmann::json options_to_json(const MeasureOptions& o) {
-  return {{"warmup", o.warmup}, {"min_warmup_ms", o.min_warmup_ms}, {"number", o.number}, {"repeat", o.repeat},
+  return {{"warmup", o.warmup}, {"min_warmup_ms", o.min_warmup_ms},
+          {"back_to_back_warmup_ms", o.back_to_back_warmup_ms}, {"number", o.number}, {"repeat", o.repeat},
           {"min_repeat_ms", o.min_repeat_ms}, {"flush_cache", o.flush_cache},
           {"cold_constants", o.cold_constants}, {"threads", o.threads}, {"give_up_seconds", o.give_up_seconds},
           {"best_seconds", o.best_seconds}};
@@ -141,6 +142,7 @@ Result<MeasureOptions> options_from_json(const nlohmann::json& j) {
   try {
     o.warmup = j.at("warmup").get<int>();
     o.min_warmup_ms = j.at("min_warmup_ms").get<double>();
+    o.back_to_back_warmup_ms = j.value("back_to_back_warmup_ms", o.min_warmup_ms);  // older senders: one warm-up
     o.number = j.at("number").get<int>();
     o.repeat = j.at("repeat").get<int>();
     o.min_repeat_ms = j.at("min_repeat_ms").get<double>();

@@ -77,7 +77,8 @@ TEST(ConfigOverrides, ResolvedConfigLoadsBackUnchanged) {
   std::ofstream(source) << "run_dir: /tmp/x\ntasks: [{op: matmul, params: {m: 8, n: 8, k: 8}}]\n"
                            "search: {agent: evolutionary}\n";
   auto config = tessera::experiments::load_config(
-      source, {"search.params.eps_greedy=0.1", "proxy.hidden=[64, 32]", "proxy.weights=w.pt"});
+      source, {"search.params.eps_greedy=0.1", "proxy.hidden=[64, 32]", "proxy.weights=w.pt",
+               "measure.back_to_back_warmup_ms=5", "measure.compile_while_timing=false"});
   ASSERT_TRUE(config.ok()) << config.error().message;
   const std::string path = ::testing::TempDir() + "/resolved_config.yaml";
   std::ofstream(path) << tessera::experiments::resolved_config(*config).dump(2);
@@ -88,6 +89,8 @@ TEST(ConfigOverrides, ResolvedConfigLoadsBackUnchanged) {
   EXPECT_EQ(b["proxy"]["hidden"], nlohmann::json::array({64, 32}));
   EXPECT_EQ(b["search"]["params"]["eps_greedy"], 0.1);
   EXPECT_EQ(b["proxy"]["weights"], "w.pt");
+  EXPECT_EQ(b["measure"]["back_to_back_warmup_ms"], 5.0);  // fails if the key is dropped on the way out
+  EXPECT_EQ(b["measure"]["compile_while_timing"], false);
 }
 
 // Boolean agent parameters take the words YAML writes for them (harl's `spread` is one); the

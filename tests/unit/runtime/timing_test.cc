@@ -6,10 +6,12 @@
 // never).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <chrono>
 #include <thread>
 
 #include "runtime/timing.h"
+#include "runtime/worker.h"
 #include "runtime/worker_protocol.h"
 
 namespace tessera::runtime {
@@ -167,6 +169,36 @@ TEST(Timing, GiveUpLimitCrossesTheWorkerProtocol) {
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->second.give_up_seconds, 0.0);
   EXPECT_EQ(back->second.best_seconds, 0.0);
+}
+
+// A worker's warm-up: the full one after an idle spell, the short one right after another
+// candidate, never longer than the full one. Fails if the idle spell is ignored either way.
+TEST(Timing, AWorkerWarmsUpInFullOnlyAfterAnIdleSpell) {
+  MeasureOptions options;
+  options.min_warmup_ms = 30;
+  options.back_to_back_warmup_ms = 3;
+  EXPECT_EQ(warmup_ms_after(options, INFINITY), 30);  // its first candidate
+  EXPECT_EQ(warmup_ms_after(options, 2 * kIdleSpellSeconds), 30);
+  EXPECT_EQ(warmup_ms_after(options, 0.5 * kIdleSpellSeconds), 3);
+  options.back_to_back_warmup_ms = 50;
+  EXPECT_EQ(warmup_ms_after(options, 0), 30);
+}
+
+TEST(Timing, BackToBackWarmUpCrossesTheWorkerProtocol) {
+  ObjectCode object;
+  object.entry = "k";
+  object.bytes = "x";
+  MeasureOptions options;
+  options.min_warmup_ms = 20;
+  options.back_to_back_warmup_ms = 7;
+  auto message = run_message(object, options);
+  auto back = run_from_message(message);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->second.back_to_back_warmup_ms, 7);  // fails if it is not sent
+  message.header["options"].erase("back_to_back_warmup_ms");
+  back = run_from_message(message);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->second.back_to_back_warmup_ms, 20);  // an older sender's one warm-up
 }
 
 }  // namespace
