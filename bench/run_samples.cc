@@ -14,6 +14,7 @@ namespace {
 // The run's config and tasks in `out`, and its correct records of those tasks.
 Result<std::vector<runtime::MeasureRecord>> load_run(const std::filesystem::path& run_dir, RunSamples& out,
                                                      std::map<std::string, const schedule::ComputeDAG*>& by_key) {
+  out.run_dir = run_dir;
   auto config = experiments::load_config((run_dir / "config.yaml").string());
   if (!config) return config.error();
   out.config = std::move(*config);
@@ -36,14 +37,12 @@ Result<std::vector<runtime::MeasureRecord>> load_run(const std::filesystem::path
 
 Result<RunSamples> load_run_samples(const std::filesystem::path& run_dir, int wanted) {
   RunSamples out;
-  out.run_dir_ = run_dir;
   std::map<std::string, const schedule::ComputeDAG*> by_key;
-  auto loaded = load_run(run_dir, out, by_key);
-  if (!loaded) return loaded.error();
-  const std::vector<runtime::MeasureRecord>& correct = *loaded;
-  const double stride = std::max(1.0, static_cast<double>(correct.size()) / std::max(1, wanted));
-  for (double at = 0; at < correct.size() && static_cast<int>(out.samples.size()) < wanted; at += stride) {
-    const runtime::MeasureRecord& r = correct[static_cast<size_t>(at)];
+  auto correct = load_run(run_dir, out, by_key);
+  if (!correct) return correct.error();
+  const double stride = std::max(1.0, static_cast<double>(correct->size()) / std::max(1, wanted));
+  for (double at = 0; at < correct->size() && static_cast<int>(out.samples.size()) < wanted; at += stride) {
+    const runtime::MeasureRecord& r = (*correct)[static_cast<size_t>(at)];
     auto steps = schedule::steps_from_json(r.steps);
     if (!steps) return make_error("a record's steps: " + steps.error().message);
     const schedule::ComputeDAG* dag = by_key[r.workload_key];
@@ -59,30 +58,29 @@ Result<RunSamples> load_run_samples(const std::filesystem::path& run_dir, int wa
 Result<RunSamples> load_run_batches(const std::filesystem::path& run_dir, int wanted, size_t least) {
   constexpr size_t kMostPerBatch = 16;
   RunSamples out;
-  out.run_dir_ = run_dir;
   std::map<std::string, const schedule::ComputeDAG*> by_key;
-  auto loaded = load_run(run_dir, out, by_key);
-  if (!loaded) return loaded.error();
-  const std::vector<runtime::MeasureRecord>& correct = *loaded;
+  auto correct = load_run(run_dir, out, by_key);
+  if (!correct) return correct.error();
+  const std::vector<runtime::MeasureRecord>& records = *correct;
   std::vector<RunBatch> all;
   std::map<std::string, double> best;  // by workload, before the batch at hand
-  for (size_t i = 0; i < correct.size();) {
+  for (size_t i = 0; i < records.size();) {
     size_t end = i;
-    while (end < correct.size() && end - i < kMostPerBatch && correct[end].workload_key == correct[i].workload_key) ++end;
-    const std::string& key = correct[i].workload_key;
+    while (end < records.size() && end - i < kMostPerBatch && records[end].workload_key == records[i].workload_key) ++end;
+    const std::string& key = records[i].workload_key;
     if (end - i >= least) {
       RunBatch batch;
       batch.dag = by_key[key];
       batch.best_before = best.count(key) ? best[key] : 0;
       for (size_t r = i; r < end; ++r) {
-        auto steps = schedule::steps_from_json(correct[r].steps);
+        auto steps = schedule::steps_from_json(records[r].steps);
         if (!steps) return make_error("a record's steps: " + steps.error().message);
         batch.schedules.push_back(std::move(*steps));
       }
       all.push_back(std::move(batch));
     }
     for (size_t r = i; r < end; ++r) {
-      const double m = correct[r].median_cost();
+      const double m = records[r].median_cost();
       if (m > 0 && (!best.count(key) || m < best[key])) best[key] = m;
     }
     i = end;
@@ -99,7 +97,7 @@ Result<const runtime::MeasureTask*> RunSamples::check(const schedule::ComputeDAG
   const std::string key = dag.workload_key();
   auto found = checks_.find(key);
   if (found == checks_.end()) {
-    auto made = runtime::make_measure_task(dag, config.seed, runtime::kCheckPoints, experiments::checks_dir_of(run_dir_.string()));
+    auto made = runtime::make_measure_task(dag, config.seed, runtime::kCheckPoints, experiments::checks_dir_of(run_dir.string()));
     if (!made) return made.error();
     found = checks_.emplace(key, std::move(*made)).first;
   }

@@ -35,14 +35,13 @@ struct RunSamples {
   std::vector<RunBatch> batches;   // load_run_batches
   size_t correct_records = 0;      // the population they were spread over
 
+  std::filesystem::path run_dir;
+
   // The task's correctness check, made (or read from the run's checks/) once per workload.
   Result<const runtime::MeasureTask*> check(const schedule::ComputeDAG& dag);
 
  private:
-  std::filesystem::path run_dir_;
   std::map<std::string, runtime::MeasureTask> checks_;
-  friend Result<RunSamples> load_run_samples(const std::filesystem::path& run_dir, int wanted);
-  friend Result<RunSamples> load_run_batches(const std::filesystem::path& run_dir, int wanted, size_t least);
 };
 
 // `wanted` correct records of the run directory's records.jsonl (its config.yaml names the

@@ -148,16 +148,19 @@ TEST(Timing, OneSlowerRepeatDoesNotStopTheTiming) {
   EXPECT_LT(t.median(), 1e-3);
 }
 
-TEST(Timing, GiveUpLimitCrossesTheWorkerProtocol) {
+TEST(Timing, GiveUpLimitAndWarmUpCrossTheWorkerProtocol) {
   ObjectCode object;
   object.entry = "k";
   object.bytes = "x";
   MeasureOptions options;
   options.give_up_seconds = 0.25;
+  options.min_warmup_ms = 20;
+  options.back_to_back_warmup_ms = 7;
   auto message = run_message(object, options);
   auto back = run_from_message(message);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_DOUBLE_EQ(back->second.give_up_seconds, 0.25);
+  EXPECT_EQ(back->second.back_to_back_warmup_ms, 7);  // fails if it is not sent
   options.best_seconds = 0.2;
   message = run_message(object, options);
   back = run_from_message(message);
@@ -165,10 +168,12 @@ TEST(Timing, GiveUpLimitCrossesTheWorkerProtocol) {
   EXPECT_DOUBLE_EQ(back->second.best_seconds, 0.2);  // fails if the worker never learns the best
   message.header["options"].erase("give_up_seconds");
   message.header["options"].erase("best_seconds");
+  message.header["options"].erase("back_to_back_warmup_ms");
   back = run_from_message(message);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->second.give_up_seconds, 0.0);
   EXPECT_EQ(back->second.best_seconds, 0.0);
+  EXPECT_EQ(back->second.back_to_back_warmup_ms, 20);  // an older sender's one warm-up
 }
 
 // A worker's warm-up: the full one after an idle spell, the short one right after another
@@ -182,23 +187,6 @@ TEST(Timing, AWorkerWarmsUpInFullOnlyAfterAnIdleSpell) {
   EXPECT_EQ(warmup_ms_after(options, 0.5 * kIdleSpellSeconds), 3);
   options.back_to_back_warmup_ms = 50;
   EXPECT_EQ(warmup_ms_after(options, 0), 30);
-}
-
-TEST(Timing, BackToBackWarmUpCrossesTheWorkerProtocol) {
-  ObjectCode object;
-  object.entry = "k";
-  object.bytes = "x";
-  MeasureOptions options;
-  options.min_warmup_ms = 20;
-  options.back_to_back_warmup_ms = 7;
-  auto message = run_message(object, options);
-  auto back = run_from_message(message);
-  ASSERT_TRUE(back) << back.error().message;
-  EXPECT_EQ(back->second.back_to_back_warmup_ms, 7);  // fails if it is not sent
-  message.header["options"].erase("back_to_back_warmup_ms");
-  back = run_from_message(message);
-  ASSERT_TRUE(back) << back.error().message;
-  EXPECT_EQ(back->second.back_to_back_warmup_ms, 20);  // an older sender's one warm-up
 }
 
 }  // namespace
