@@ -60,7 +60,6 @@ nlohmann::json run_measure_protocols() {
   int same_fastest[kCount] = {}, candidates = 0;
   for (size_t b = 0; b < sampled.batches.size(); ++b) {
     const RunBatch& batch = sampled.batches[b];
-    if (auto ready = measurers[0]->prepare(*batch.dag); !ready) return error_json(ready.error().message);
     size_t fastest[kCount];
     double fastest_median[kCount];
     for (size_t k = 0; k < kCount; ++k) {

@@ -55,8 +55,10 @@ TEST(BuildPipeline, BuildsWhatTheBatchBuildsAtTheSameIndices) {
   }
 }
 
-// A pipeline dropped before every candidate was taken ends without waiting for the rest.
-TEST(BuildPipeline, EndsEarlyWhenDropped) {
+// A pipeline may be dropped with candidates never taken (a measurement cut short): its first
+// build is still whole, and dropping it neither hangs (a destructor waiting for untaken
+// candidates would, and ctest's time limit fails the test) nor touches freed results.
+TEST(BuildPipeline, CanBeDroppedWithCandidatesUntaken) {
   auto dag = matmul(32, 48, 16);
   ASSERT_TRUE(dag.ok());
   BuildPipeline pipeline(mixed_batch(*dag), {}, spare_cpus(1));
