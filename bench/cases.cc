@@ -42,6 +42,7 @@ const std::vector<Case>& all_cases() {
       {"warmup_levels", [] { return run_warmup_levels(); }},
       {"timing_neighbor", [] { return run_timing_neighbor(); }},
       {"measure_protocols", [] { return run_measure_protocols(); }},
+      {"proxy_online", [] { return run_proxy_online(); }},
       {"droplet_sgemm_1024_1t", [] { return run_droplet_sgemm(1024, 300, 400); }},
       {"measure_repeatability", [] { return run_measure_repeatability(512, 10); }},
       {"conv2d_c64_56_k64_1t", [] { return run_conv2d_bias_relu(resnet_conv2_3x3(), 1); }},

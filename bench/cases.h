@@ -58,6 +58,11 @@ nlohmann::json run_timing_neighbor();
 // TESSERA_PROTOCOL_RUN, TESSERA_PROTOCOL_BATCHES).
 nlohmann::json run_measure_protocols();
 
+// The learned proxy trained round by round on a run's records under row budgets
+// (proxy.rows_per_train): training seconds per round and how it ranks each round's candidates
+// before seeing them (proxy_online_cases.cc; TESSERA_PROXY_RUN, TESSERA_PROXY_BUDGETS).
+nlohmann::json run_proxy_online();
+
 // Hand-scheduled conv2d + bias + relu (NCHW) against oneDNN's, with `threads` threads each.
 nlohmann::json run_conv2d_bias_relu(const schedule::Conv2dParams& p, int threads);
 // A compiled conv2d_bias_relu kernel of `p` against oneDNN (outputs compared, timed alternately).

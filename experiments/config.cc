@@ -337,7 +337,7 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
   }
 
   if (const YAML::Node p = root["proxy"]) {
-    if (auto ok = r.only_keys(p, "proxy", {"model", "params", "hidden", "epochs", "min_samples", "learning_rate", "pair_noise", "weights"}); !ok) {
+    if (auto ok = r.only_keys(p, "proxy", {"model", "params", "hidden", "epochs", "rows_per_train", "min_samples", "learning_rate", "pair_noise", "weights"}); !ok) {
       return ok.error();
     }
     if (p["model"]) TRY_ASSIGN(c.proxy.model, r.text(p["model"], "proxy.model"));
@@ -369,6 +369,7 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
       }
     }
     if (p["epochs"]) TRY_ASSIGN(c.proxy.epochs, r.integer(p["epochs"], "proxy.epochs", 1));
+    if (p["rows_per_train"]) TRY_ASSIGN(c.proxy.rows_per_train, r.integer(p["rows_per_train"], "proxy.rows_per_train", 0));
     if (p["min_samples"]) TRY_ASSIGN(c.proxy.min_samples, r.integer(p["min_samples"], "proxy.min_samples", 2));
     if (p["learning_rate"]) TRY_ASSIGN(c.proxy.learning_rate, r.number(p["learning_rate"], "proxy.learning_rate", 1e-9));
     if (p["pair_noise"]) TRY_ASSIGN(c.proxy.pair_noise, r.number(p["pair_noise"], "proxy.pair_noise", 1e-6));
@@ -463,7 +464,7 @@ nlohmann::json resolved_config(const TuneConfig& c) {
   nlohmann::json model_params = nlohmann::json::object();
   for (const auto& [key, value] : c.proxy.params) model_params[key] = value;
   nlohmann::json proxy = {{"model", c.proxy.model}, {"params", model_params},
-                          {"hidden", c.proxy.hidden}, {"epochs", c.proxy.epochs},
+                          {"hidden", c.proxy.hidden}, {"epochs", c.proxy.epochs}, {"rows_per_train", c.proxy.rows_per_train},
                           {"min_samples", c.proxy.min_samples}, {"learning_rate", c.proxy.learning_rate},
                           {"pair_noise", c.proxy.pair_noise}};
   if (!c.proxy.weights.empty()) proxy["weights"] = c.proxy.weights;

@@ -41,6 +41,7 @@ struct ProxySpec {
   std::map<std::string, double> params;
   std::vector<int> hidden = {256, 256};
   int64_t epochs = 30;
+  int64_t rows_per_train = 32768;          // epochs fall once they would train on more samples (0: never)
   int64_t min_samples = 32;
   double learning_rate = 1e-3;
   double pair_noise = 0.02;                // relative gap at which a training pair counts fully

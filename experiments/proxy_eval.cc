@@ -193,6 +193,7 @@ int run_proxy_eval(const std::vector<std::string>& args) {
   po.learning_rate = config->proxy.learning_rate;
   po.pair_noise = config->proxy.pair_noise;
   po.epochs = o.epochs;
+  po.rows_per_train = 0;  // one offline training: every pass asked for
   po.min_samples = 2;
   po.seed = o.seed;
   env::RewardProxy proxy(po);

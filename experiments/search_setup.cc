@@ -1,6 +1,8 @@
 // Agents and the shared proxy for a tuning run (see search_setup.h).
 #include "experiments/search_setup.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <mutex>
 
 #include "agents/plugin_loader.h"
@@ -56,6 +58,7 @@ Result<std::shared_ptr<env::CostModel>> make_cost_model(const ProxySpec& spec, u
   env::ProxyOptions options;
   options.hidden = spec.hidden;
   options.epochs = static_cast<int>(spec.epochs);
+  options.rows_per_train = static_cast<int>(std::min<int64_t>(spec.rows_per_train, INT32_MAX));
   options.min_samples = static_cast<int>(spec.min_samples);
   options.learning_rate = spec.learning_rate;
   options.pair_noise = spec.pair_noise;

@@ -69,6 +69,12 @@ void RewardProxy::add(const std::vector<ProxySample>& samples) {
   }
 }
 
+int passes_for(const ProxyOptions& options, size_t samples) {
+  if (options.rows_per_train <= 0 || samples == 0) return options.epochs;
+  const size_t fit = static_cast<size_t>(options.rows_per_train) / samples;
+  return static_cast<int>(std::clamp<size_t>(fit, 1, static_cast<size_t>(std::max(1, options.epochs))));
+}
+
 TrainReport RewardProxy::train_report() {
   Impl& m = *impl_;
   TrainReport report;
@@ -98,7 +104,8 @@ TrainReport RewardProxy::train_report() {
   auto y_all = torch::from_blob(label.data(), {static_cast<int64_t>(label.size())}).clone();
 
   m.net->train();
-  for (int epoch = 0; epoch < m.options.epochs; ++epoch) {
+  report.epochs = passes_for(m.options, m.samples.size());
+  for (int epoch = 0; epoch < report.epochs; ++epoch) {
     std::vector<std::vector<int64_t>> batches;
     for (auto& [group, idx] : groups) {
       std::vector<size_t> order = idx;

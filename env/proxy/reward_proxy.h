@@ -9,6 +9,10 @@
 // proportion; pairs further apart count fully), on minibatches drawn from one task at a time, warm-starting from the current
 // weights. Inputs are standardized with the training set's mean and spread.
 //
+// Each `train` makes `epochs` passes, fewer when that would come to more than `rows_per_train`
+// samples trained on (at least one pass, so every new sample is seen): the cost of a round's
+// training stays flat as a run's measurements grow instead of growing with them.
+//
 // Cold start: until `min_samples` samples were trained on (and no weights were loaded), the
 // proxy is untrained and `predict` returns seeded random scores, as Ansor's random model does,
 // so a search still explores. `save` / `load` keep weights and input statistics together.
@@ -32,7 +36,11 @@ struct ProxyOptions {
   std::vector<int> hidden = {256, 256};
   double learning_rate = 1e-3;
   double weight_decay = 1e-4;
-  int epochs = 30;          // passes over the training set per `train`
+  int epochs = 30;          // passes over the training set per `train`...
+  // ...while they come to at most this many samples trained on; past it, fewer passes (never
+  // under one): `train` runs after every round, warm-started, so a set grown to thousands of
+  // samples need not be gone over 30 times each round (0: always `epochs`).
+  int rows_per_train = 32768;
   int batch_size = 128;     // samples per minibatch (all from one task)
   int min_samples = 32;     // trained samples before predictions replace random scores
   double pair_noise = 0.02; // relative throughput gap at which a pair counts fully
@@ -41,10 +49,14 @@ struct ProxyOptions {
 
 struct TrainReport {
   int samples = 0;
+  int epochs = 0;  // passes made (ProxyOptions::epochs, or fewer for a large set)
   int steps = 0;
   double final_loss = 0;  // mean pairwise loss over the last epoch
   double seconds = 0;
 };
+
+// The passes a `train` over `samples` samples makes (see ProxyOptions::rows_per_train).
+int passes_for(const ProxyOptions& options, size_t samples);
 
 class RewardProxy : public CostModel {
  public:

@@ -78,7 +78,7 @@ TEST(ConfigOverrides, ResolvedConfigLoadsBackUnchanged) {
                            "search: {agent: evolutionary}\n";
   auto config = tessera::experiments::load_config(
       source, {"search.params.eps_greedy=0.1", "proxy.hidden=[64, 32]", "proxy.weights=w.pt",
-               "measure.back_to_back_warmup_ms=5", "measure.compile_while_timing=false"});
+               "measure.back_to_back_warmup_ms=5", "measure.compile_while_timing=false", "proxy.rows_per_train=4096"});
   ASSERT_TRUE(config.ok()) << config.error().message;
   const std::string path = ::testing::TempDir() + "/resolved_config.yaml";
   std::ofstream(path) << tessera::experiments::resolved_config(*config).dump(2);
@@ -91,6 +91,7 @@ TEST(ConfigOverrides, ResolvedConfigLoadsBackUnchanged) {
   EXPECT_EQ(b["proxy"]["weights"], "w.pt");
   EXPECT_EQ(b["measure"]["back_to_back_warmup_ms"], 5.0);  // fails if the key is dropped on the way out
   EXPECT_EQ(b["measure"]["compile_while_timing"], false);
+  EXPECT_EQ(b["proxy"]["rows_per_train"], 4096);  // fails if the key is dropped on the way out
 }
 
 // Boolean agent parameters take the words YAML writes for them (harl's `spread` is one); the

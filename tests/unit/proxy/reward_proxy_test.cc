@@ -51,7 +51,7 @@ double pairwise_accuracy(const std::vector<ProxySample>& test, const std::vector
 }
 
 TEST(RewardProxy, LearnsAHeldOutRankingAcrossTasks) {
-  RewardProxy proxy(ProxyOptions{.epochs = 60, .seed = 3});
+  RewardProxy proxy(ProxyOptions{.epochs = 60, .rows_per_train = 0, .seed = 3});
   proxy.add(landscape(500, 1, "task-a", 1.0));
   proxy.add(landscape(500, 2, "task-b", 1000.0));
   auto report = proxy.train_report();
@@ -62,6 +62,42 @@ TEST(RewardProxy, LearnsAHeldOutRankingAcrossTasks) {
   test.insert(test.end(), more.begin(), more.end());
   double accuracy = pairwise_accuracy(test, proxy.predict(rows(test)));
   EXPECT_GE(accuracy, 0.85) << "held-out pairwise accuracy";
+}
+
+// A round's training is `epochs` passes while the set is small and fewer once they would go past
+// `rows_per_train` samples, never none. Bug caught: a cap that leaves a large set untrained (0
+// passes), one that is ignored, or one that cuts small sets too.
+TEST(RewardProxy, PassesFallOnlyPastTheRowBudgetAndNeverToNone) {
+  const ProxyOptions capped{.epochs = 30, .rows_per_train = 3000};
+  EXPECT_EQ(passes_for(capped, 10), 30);
+  EXPECT_EQ(passes_for(capped, 100), 30);   // 30 x 100 = 3000: the budget exactly
+  EXPECT_EQ(passes_for(capped, 101), 29);
+  EXPECT_EQ(passes_for(capped, 1000), 3);
+  EXPECT_EQ(passes_for(capped, 1'000'000), 1);
+  EXPECT_EQ(passes_for(ProxyOptions{.epochs = 30, .rows_per_train = 0}, 1'000'000), 30);
+}
+
+// The tuner trains after every round on a growing set, warm-started; with the row budget each
+// training makes few passes once the set is large, and the proxy still learns the ranking.
+// Bug caught: passes counted but not made (steps unchanged), or a budget so tight that the
+// proxy no longer learns (held-out accuracy near chance, 0.5).
+TEST(RewardProxy, LearnsARankingTrainedRoundByRoundUnderTheRowBudget) {
+  RewardProxy capped(ProxyOptions{.epochs = 30, .rows_per_train = 1200, .seed = 3});
+  RewardProxy full(ProxyOptions{.epochs = 30, .rows_per_train = 0, .seed = 3});
+  int capped_steps = 0, full_steps = 0;
+  for (int round = 0; round < 12; ++round) {
+    // rounds of two tasks, one after the other, as a network run's are
+    auto batch = landscape(50, 100 + round, round < 6 ? "task-a" : "task-b", round < 6 ? 1.0 : 1000.0);
+    capped.add(batch);
+    full.add(batch);
+    TrainReport a = capped.train_report(), b = full.train_report();
+    EXPECT_EQ(a.epochs, passes_for(ProxyOptions{.epochs = 30, .rows_per_train = 1200}, static_cast<size_t>(a.samples)));
+    EXPECT_EQ(b.epochs, 30);
+    capped_steps += a.steps, full_steps += b.steps;
+  }
+  EXPECT_LT(capped_steps, full_steps / 3) << "600 samples at the end: 2 passes against 30";
+  auto test = landscape(150, 9, "task-b", 1000.0);
+  EXPECT_GE(pairwise_accuracy(test, capped.predict(rows(test))), 0.7) << "held-out pairs (0.80 on this test's data when written)";
 }
 
 TEST(RewardProxy, ColdStartIsRandomUntilTrainedOnEnough) {
