@@ -19,19 +19,7 @@ import json
 import os
 import sys
 
-
-def read_rounds(path):
-    rounds = []
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                rounds.append(json.loads(line))
-            except json.JSONDecodeError as e:
-                sys.exit(f"{path}:{number}: not a JSON line: {e}")
-    return rounds
+from race_summary import read_lines  # one JSON-lines reader for the bench scripts
 
 
 def per_trial_ms(seconds, trials):
@@ -44,7 +32,7 @@ def phases(run_dir, tasks_too):
     for path in (rounds_path, summary_path):
         if not os.path.exists(path):
             sys.exit(f"{path}: missing (is {run_dir} a network run directory?)")
-    rounds = read_rounds(rounds_path)
+    rounds = read_lines([rounds_path])
     with open(summary_path) as f:
         summary = json.load(f)
     tasks = summary.get("tasks", [])
