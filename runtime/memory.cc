@@ -6,7 +6,8 @@
 // grown; advising huge pages on it then changes nothing. Fresh anonymous mappings fault in huge
 // pages. Freed large blocks wait in a small cache for the next request of their size, so a
 // kernel that allocates scratch memory on every call (tessera_alloc) reuses the same huge pages
-// instead of mapping and zeroing new ones.
+// instead of mapping and zeroing new ones. A large buffer starts kReadMarginBytes into its
+// block and ends as far before the block's end (memory.h says why).
 #include "runtime/memory.h"
 
 #include <sys/mman.h>
@@ -27,6 +28,8 @@ namespace {
 // for any kernel's per-call scratch; a network's buffers (250 MiB for ResNet-50) are mapped
 // afresh when an executor is rebuilt, rather than held by a process between builds.
 constexpr size_t kIdleCacheBytes = size_t{64} << 20;
+
+constexpr size_t kSmallPageBytes = 4096;
 
 struct LargeBlocks {
   std::mutex mutex;
@@ -103,13 +106,25 @@ bool free_large(void* memory) {
 }  // namespace
 
 void* allocate_buffer_memory(size_t bytes, size_t alignment) {
-  if (bytes >= kHugePageBytes / 2 && alignment <= kHugePageBytes) return allocate_large(bytes);
+  if (bytes >= kHugePageBytes / 2 && alignment <= kHugePageBytes) {
+    auto* block = static_cast<unsigned char*>(allocate_large(bytes + 2 * kReadMarginBytes));
+    if (!block) return nullptr;
+    // The margins written (a byte a page), so that they are present however the block was
+    // mapped; with huge pages they share the buffer's first and last pages anyway.
+    for (size_t at = 0; at < kReadMarginBytes; at += kSmallPageBytes) {
+      block[at] = 0;
+      block[kReadMarginBytes + bytes + at] = 0;
+    }
+    return block + kReadMarginBytes;
+  }
   const size_t total = (std::max<size_t>(bytes, 1) + alignment - 1) / alignment * alignment;
   return std::aligned_alloc(alignment, total);
 }
 
 void free_buffer_memory(void* memory) {
-  if (memory && free_large(memory)) return;
+  if (!memory) return;
+  const uintptr_t at = reinterpret_cast<uintptr_t>(memory);
+  if (at >= kReadMarginBytes && free_large(reinterpret_cast<void*>(at - kReadMarginBytes))) return;
   std::free(memory);
 }
 

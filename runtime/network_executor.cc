@@ -85,6 +85,11 @@ struct NetworkExecutor::Impl {
     if (p) buffers.emplace_back(p);
     return static_cast<float*>(p);
   }
+  // An activation (a graph input, or a buffer of intermediates) always takes the large
+  // allocation, for its read margins (memory.h): the next conv's padded reads point around it.
+  float* allocate_activation(int64_t bytes) {
+    return allocate(std::max<int64_t>(bytes, static_cast<int64_t>(kHugePageBytes / 2)));
+  }
 
   Result<void> compile(const graph::NetworkTasks& network, const ExecutorOptions& options);
   // Each task's schedules in order of preference; fills the reports' task columns.
@@ -311,7 +316,9 @@ Result<void> NetworkExecutor::Impl::place(const graph::Graph& graph,
   for (const std::string& name : graph.inputs) {
     const graph::TensorInfo* info = graph.info(name);
     if (!info) return make_error("graph input '" + name + "' has no shape");
-    if (!add(name, info->num_elements())) return make_error("out of memory for input '" + name + "'");
+    float* p = allocate_activation(info->num_elements() * 4);
+    if (!p) return make_error("out of memory for input '" + name + "'");
+    tensors[name] = {p, info->num_elements()};
   }
   for (const auto& [name, k] : graph.constants) {
     const int64_t elements = k.info.num_elements();
@@ -325,7 +332,7 @@ Result<void> NetworkExecutor::Impl::place(const graph::Graph& graph,
   }
   std::vector<float*> shared;
   for (int64_t bytes : plan.buffer_bytes) {
-    shared.push_back(allocate(bytes));
+    shared.push_back(allocate_activation(bytes));
     if (!shared.back()) return make_error("out of memory for the intermediate buffers");
   }
   for (const auto& [name, buffer] : plan.buffer_of) {

@@ -8,6 +8,8 @@
 #include "runtime/llvm/vector_math.h"
 
 #include "runtime/llvm/emitter.h"
+#include "runtime/memory.h"
+#include "schedule/evaluate_int.h"
 #include "schedule/simplify.h"
 
 namespace tessera::runtime {
@@ -135,23 +137,94 @@ llvm::Value* Emitter::emit_load(const Expr& e, llvm::Value* mask) {
   if (linear && stride == 1) {
     llvm::Value* first = address(elem, base, index);
     if (!mask) return b_.CreateAlignedLoad(zero->getType(), first, llvm::Align(4));
-    return b_.CreateMaskedLoad(zero->getType(), first, llvm::Align(4), mask, zero);
+    return b_.CreateMaskedLoad(zero->getType(), masked_address(e->name, index, first, mask), llvm::Align(4), mask,
+                               zero);
   }
-  if (linear && stride >= 2 && stride <= kMaxDeinterleavedStride) return load_strided(elem, base, index, stride, mask);
+  if (linear && stride >= 2 && stride <= kMaxDeinterleavedStride) {
+    return load_strided(elem, e->name, base, index, stride, mask);
+  }
   if (linear && !mask && llvm::isa<llvm::AllocaInst>(base)) return load_lanes(elem, base, index, stride);
   if (!linear) {
-    if (llvm::Value* permuted = load_window(elem, base, index, mask)) return permuted;
+    if (llvm::Value* permuted = load_window(elem, e->name, base, index, mask)) return permuted;
   }
   llvm::Value* addresses = b_.CreateInBoundsGEP(elem, base, emit(index));
   return b_.CreateMaskedGather(zero->getType(), addresses, llvm::Align(4), mask, zero);
+}
+
+// A masked read whose mask is all off reads no element, yet its address still goes through the
+// TLB. A padding row's read points up to whole rows before or after its buffer; in a page the
+// kernel does not otherwise touch, each such read cost hundreds of cycles on a Zen 5
+// (runtime/memory.h). Buffers keep kReadMarginBytes of their own memory on either side for this;
+// a read that may point further out where it is off (may_point_outside: rows longer than the
+// margin) points at its buffer's first element instead, by a select on the uniform select's
+// scalar condition (read_guard_) when there is one, else on whether any lane is on. Only those:
+// a select on every masked read cost MobileNetV2's unrolled 14-row depthwise tiles 2-3x, in
+// spilled addresses.
+llvm::Value* Emitter::masked_address(const std::string& name, const Expr& index, llvm::Value* first,
+                                     llvm::Value* mask) {
+  if (!may_point_outside(name, index)) return first;
+  llvm::Value* any = read_guard_ ? read_guard_ : b_.CreateOrReduce(mask);
+  return b_.CreateSelect(any, first, buffer(name));
+}
+
+// Evaluated at every corner of the loops' box (each variable the read or its guards use at its
+// first or last value; constants as they are): a read that is off at some corner and points
+// past the margin there may do so in the loop. Past kMaxCornerVariables, or with anything the
+// corners cannot evaluate, it may.
+bool Emitter::may_point_outside(const std::string& name, const Expr& index) const {
+  constexpr size_t kMaxCornerVariables = 8;
+  const int64_t margin = static_cast<int64_t>(kReadMarginBytes / sizeof(float));
+  auto size = buffer_elements_.find(name);
+  if (size == buffer_elements_.end() || guards_.empty()) return size == buffer_elements_.end();
+  auto used = [&](const schedule::ExprNode* v) {
+    if (schedule::uses_var(index, v)) return true;
+    for (const auto& [cond, side] : guards_) {
+      if (schedule::uses_var(cond, v)) return true;
+    }
+    return false;
+  };
+  schedule::PointValues at;
+  std::vector<std::pair<const schedule::ExprNode*, schedule::Interval>> free;
+  for (const auto& [v, value] : scope_.vars) {
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(value)) {
+      at.emplace_back(v, c->getSExtValue());
+    } else if (auto extent = loop_extents_.find(v); extent != loop_extents_.end()) {
+      if (extent->second == 1) {
+        at.emplace_back(v, 0);
+      } else if (used(v)) {
+        free.emplace_back(v, schedule::Interval{0, extent->second - 1});
+      }
+    } else if (used(v)) {
+      return true;
+    }
+  }
+  if (vec_.var) free.emplace_back(vec_.var, schedule::Interval{vec_.first, vec_.first + vec_.lanes - 1});
+  if (free.size() > kMaxCornerVariables) return true;
+  const size_t fixed = at.size();
+  for (uint32_t corner = 0; corner < (uint32_t{1} << free.size()); ++corner) {
+    at.resize(fixed);
+    for (size_t i = 0; i < free.size(); ++i) {
+      at.emplace_back(free[i].first, (corner >> i) & 1 ? free[i].second.max : free[i].second.min);
+    }
+    bool off = false;
+    for (const auto& [cond, side] : guards_) {
+      auto holds = schedule::evaluate_int(cond, at);
+      if (!holds) return true;
+      off |= (*holds != 0) != side;
+    }
+    if (!off) continue;  // read here, so inside: the kernel is correct
+    auto element = schedule::evaluate_int(index, at);
+    if (!element || *element < -margin || *element >= size->second + margin) return true;
+  }
+  return false;
 }
 
 // A vector read `stride` elements apart (a stride-2 convolution or pooling window along its
 // vector): one contiguous read of lanes x stride elements, masked to the elements the lanes use
 // (so it touches no memory the gather would not), then a shuffle that keeps every stride-th.
 // AVX-512 makes it `stride` masked loads and a few vpermt2ps, where a gather costs a load per lane.
-llvm::Value* Emitter::load_strided(llvm::Type* elem, llvm::Value* base, const Expr& index, int64_t stride,
-                                   llvm::Value* mask) {
+llvm::Value* Emitter::load_strided(llvm::Type* elem, const std::string& name, llvm::Value* base, const Expr& index,
+                                   int64_t stride, llvm::Value* mask) {
   const unsigned lanes = vec_.lanes, wide = lanes * static_cast<unsigned>(stride);
   std::vector<llvm::Constant*> used;
   std::vector<int> lane_of, kept;
@@ -163,7 +236,9 @@ llvm::Value* Emitter::load_strided(llvm::Type* elem, llvm::Value* base, const Ex
   llvm::Value* wide_mask = llvm::ConstantVector::get(used);
   if (mask) wide_mask = b_.CreateAnd(wide_mask, b_.CreateShuffleVector(mask, lane_of));
   auto* wide_type = llvm::VectorType::get(elem, wide, false);
-  llvm::Value* read = b_.CreateMaskedLoad(wide_type, address(elem, base, index), llvm::Align(4), wide_mask,
+  llvm::Value* at = address(elem, base, index);
+  if (mask) at = masked_address(name, index, at, mask);
+  llvm::Value* read = b_.CreateMaskedLoad(wide_type, at, llvm::Align(4), wide_mask,
                                           llvm::Constant::getNullValue(wide_type));
   return b_.CreateShuffleVector(read, kept);
 }
@@ -175,7 +250,8 @@ llvm::Value* Emitter::load_strided(llvm::Type* elem, llvm::Value* base, const Ex
 // lane reads, so it touches no memory the gather would not) and a constant permutation, where a
 // gather costs a load per lane. Null when some lane's offset is not a constant or the offsets
 // span more than a vector.
-llvm::Value* Emitter::load_window(llvm::Type* elem, llvm::Value* base, const Expr& index, llvm::Value* mask) {
+llvm::Value* Emitter::load_window(llvm::Type* elem, const std::string& name, llvm::Value* base, const Expr& index,
+                                  llvm::Value* mask) {
   const unsigned lanes = vec_.lanes;
   const Expr first = schedule::simplify(schedule::substitute(index, {{vec_.var, Expr(vec_.first)}}));
   std::vector<int64_t> offsets;
@@ -215,7 +291,9 @@ llvm::Value* Emitter::load_window(llvm::Type* elem, llvm::Value* base, const Exp
     }
   }
   auto* type = llvm::VectorType::get(elem, lanes, false);
-  llvm::Value* read = b_.CreateMaskedLoad(type, address(elem, base, first + Expr(low)), llvm::Align(4),
+  llvm::Value* at = address(elem, base, first + Expr(low));
+  if (mask) at = masked_address(name, index, at, mask);
+  llvm::Value* read = b_.CreateMaskedLoad(type, at, llvm::Align(4),
                                           window_mask, llvm::Constant::getNullValue(type));
   return b_.CreateShuffleVector(read, picks);
 }
@@ -243,8 +321,15 @@ llvm::Value* Emitter::emit_select(const Expr& e, llvm::Value* mask) {
     llvm::Value* not_cond = b_.CreateNot(cond);
     llvm::Value* mask_true = mask ? b_.CreateAnd(mask, cond) : cond;
     llvm::Value* mask_false = mask ? b_.CreateAnd(mask, not_cond) : not_cond;
+    // The lanes' own masks say where the reads may point (masked_address), not an outer guard.
+    llvm::Value* outer_guard = read_guard_;
+    read_guard_ = nullptr;
+    guards_.emplace_back(o[0], true);
     llvm::Value* t = broadcast(emit(o[1], lazy ? mask_true : mask));
+    guards_.back().second = false;
     llvm::Value* f = broadcast(emit(o[2], lazy ? mask_false : mask));
+    guards_.pop_back();
+    read_guard_ = outer_guard;
     return b_.CreateSelect(cond, t, f);
   }
   bool vector = varies(o[1]) || varies(o[2]) || mask != nullptr;
@@ -254,8 +339,16 @@ llvm::Value* Emitter::emit_select(const Expr& e, llvm::Value* mask) {
     // kernels died of SIGILL).
     llvm::Value* lanes = broadcast(cond);
     llvm::Value* not_lanes = b_.CreateNot(lanes);
+    llvm::Value* outer_guard = read_guard_;
+    read_guard_ = outer_guard ? b_.CreateAnd(outer_guard, cond) : cond;
+    guards_.emplace_back(o[0], true);
     llvm::Value* t = broadcast(emit(o[1], mask ? b_.CreateAnd(mask, lanes) : lanes));
+    llvm::Value* not_cond = b_.CreateNot(cond);
+    read_guard_ = outer_guard ? b_.CreateAnd(outer_guard, not_cond) : not_cond;
+    guards_.back().second = false;
     llvm::Value* f = broadcast(emit(o[2], mask ? b_.CreateAnd(mask, not_lanes) : not_lanes));
+    guards_.pop_back();
+    read_guard_ = outer_guard;
     return b_.CreateSelect(lanes, t, f);
   }
   if (!lazy) {

@@ -44,6 +44,7 @@ Result<void> Emitter::emit_kernel(const schedule::LoweredFunc& func, Fault fault
       llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(ptr, array, i);
       llvm::Value* p = b_.CreateLoad(ptr, slot, list[i].name);
       scope_.buffers.emplace_back(list[i].name, p);
+      buffer_elements_[list[i].name] = list[i].size;
       pointers.push_back(p);
     }
   };
@@ -193,6 +194,7 @@ void Emitter::emit_stmt(const Stmt& s) {
       return;
     }
     case StmtKind::kFor:
+      loop_extents_[s->loop_var.get()] = s->extent;
       switch (s->for_kind) {
         case ForKind::kParallel: emit_parallel(*s); return;
         case ForKind::kVectorized: emit_vectorized(*s); return;
@@ -357,6 +359,7 @@ void Emitter::emit_allocate(const StmtNode& alloc) {
     heap_buffers_.push_back(storage);
   }
   scope_.buffers.emplace_back(alloc.buffer, storage);
+  buffer_elements_[alloc.buffer] = alloc.size;
   emit_stmt(alloc.body);
   scope_.buffers.pop_back();
 }

@@ -7,6 +7,7 @@
 // scalar and is broadcast where it meets a vector.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,9 +65,16 @@ class Emitter {
   llvm::Value* address(llvm::Type* elem, llvm::Value* base, const schedule::Expr& index);
   llvm::Value* emit_load(const schedule::Expr& e, llvm::Value* mask);
   llvm::Value* load_lanes(llvm::Type* elem, llvm::Value* base, const schedule::Expr& index, int64_t stride);
-  llvm::Value* load_strided(llvm::Type* elem, llvm::Value* base, const schedule::Expr& index, int64_t stride,
-                            llvm::Value* mask);
-  llvm::Value* load_window(llvm::Type* elem, llvm::Value* base, const schedule::Expr& index, llvm::Value* mask);
+  llvm::Value* load_strided(llvm::Type* elem, const std::string& name, llvm::Value* base,
+                            const schedule::Expr& index, int64_t stride, llvm::Value* mask);
+  llvm::Value* load_window(llvm::Type* elem, const std::string& name, llvm::Value* base, const schedule::Expr& index,
+                           llvm::Value* mask);
+  // Where a masked vector read of buffer `name` at `index` (lane 0 at `first`) points.
+  llvm::Value* masked_address(const std::string& name, const schedule::Expr& index, llvm::Value* first,
+                              llvm::Value* mask);
+  // Whether the read of `name` at `index` may point outside it where the selects around it
+  // (guards_) turn it off.
+  bool may_point_outside(const std::string& name, const schedule::Expr& index) const;
   llvm::Value* emit_select(const schedule::Expr& e, llvm::Value* mask);
   llvm::Value* emit_binary(const schedule::Expr& e, llvm::Value* a, llvm::Value* b);
   llvm::Value* emit_cast(const schedule::Expr& e, llvm::Value* v);
@@ -84,6 +92,10 @@ class Emitter {
   Scope scope_;
   VectorLoop vec_;
   llvm::Value* vec_mask_ = nullptr;  // lanes enabled by the guards around a vector store
+  llvm::Value* read_guard_ = nullptr;  // scalar condition of the uniform select around the reads emitted now
+  std::vector<std::pair<schedule::Expr, bool>> guards_;  // the select conditions around the read, and the side taken
+  std::map<std::string, int64_t> buffer_elements_;            // every buffer bound so far
+  std::map<const schedule::ExprNode*, int64_t> loop_extents_;  // every loop emitted so far
   int regions_ = 0;
   std::vector<llvm::Value*> heap_buffers_;  // allocated at the current function's entry
   static constexpr uint64_t kMaxStackBytes = 128 * 1024;  // larger local buffers go to the heap

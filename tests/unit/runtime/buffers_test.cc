@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "runtime/check.h"
 #include "runtime/memory.h"
@@ -100,9 +101,32 @@ TEST(Buffers, AFreedLargeBlockIsReusedForTheSameSize) {
   EXPECT_EQ(second, first);
   void* third = allocate_buffer_memory(3 << 20, 64);  // the block is taken: a new one
   EXPECT_NE(third, second);
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(third) % kHugePageBytes, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(third) % kHugePageBytes, kReadMarginBytes);
   free_buffer_memory(second);
   free_buffer_memory(third);
+}
+
+// The read margins (memory.h): a large buffer's kReadMarginBytes on either side are mapped
+// and present. Bugs caught: a buffer at its mapping's start or end again (mincore fails on the
+// unmapped page, ENOMEM), or margins mapped but never touched (not resident: a masked-off read
+// there cost hundreds of cycles).
+TEST(Buffers, LargeOnesHaveTheirOwnMemoryPresentOnEitherSide) {
+  const size_t bytes = (size_t{3} << 20) + 100;
+  auto* buffer = static_cast<unsigned char*>(allocate_buffer_memory(bytes, 64));
+  ASSERT_NE(buffer, nullptr);
+  const size_t page = 4096;
+  auto resident = [&](unsigned char* from, size_t length) {
+    const uintptr_t first = reinterpret_cast<uintptr_t>(from) / page * page;
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(from) + length + page - 1) / page * page;
+    std::vector<unsigned char> pages((end - first) / page);
+    if (::mincore(reinterpret_cast<void*>(first), end - first, pages.data()) != 0) return -1;
+    int present = 0;
+    for (unsigned char p : pages) present += p & 1;
+    return present == static_cast<int>(pages.size()) ? 1 : 0;
+  };
+  EXPECT_EQ(resident(buffer - kReadMarginBytes, kReadMarginBytes), 1);
+  EXPECT_EQ(resident(buffer + bytes, kReadMarginBytes), 1);
+  free_buffer_memory(buffer);
 }
 
 TEST(Buffers, GuardsSeeWritesOnEitherSideOnly) {

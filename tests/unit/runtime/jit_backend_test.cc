@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 
 #include "jit_test_util.h"
 #include "runtime/default_schedule.h"
@@ -280,6 +281,54 @@ TEST(JitBackend, SelectGuardsOutOfBoundsReadsInVectorLoops) {
   ASSERT_TRUE(dag.ok());
   std::vector<Step> steps{SplitStep{"pad", "w", {6}}, AnnotateStep{"pad", "w.1", "vectorize"}};
   EXPECT_TRUE(MatchesReference(*dag, steps));
+}
+
+// A depthwise conv in NHWC, padding inlined, vectorized over its channels, its taps unrolled:
+// at the image's border a tap's read is masked off whole. On rows of 2048 x 64 floats (512 KiB,
+// past the buffers' read margin, runtime/memory.h) the top and bottom rows' taps would point a
+// row outside the input, so they point at its start instead (a select on their guard); the
+// middle row's taps, a pixel outside at most, keep their plain addresses, and on a small image
+// no read needs a select. Bugs caught: no select (each masked-off read outside the memory a
+// kernel touches cost hundreds of cycles on a Zen 5), a select on reads the margin covers (2-3x
+// on unrolled tiles, in spilled addresses), and a select that reads the wrong element (the
+// reference check).
+TEST(JitBackend, MaskedOffReadsBeyondTheMarginPointInsideTheirBuffer) {
+  for (int64_t width : {5, 2048}) {
+    const int64_t channels = width > 5 ? 64 : 32;
+    Conv2dParams p{1, channels, 3, width, channels, 3, 3};
+    p.groups = channels;
+    p.pad_h = p.pad_w = 1;
+    p.layout = Layout::kNHWC;
+    auto dag = conv2d(p);
+    ASSERT_TRUE(dag.ok()) << dag.error().message;
+    State state(*dag);
+    const TensorNode& conv = *state.stage(state.stage_index("conv")).op;
+    std::vector<std::string> order{conv.axes[0].name, conv.axes[1].name, conv.axes[2].name};
+    for (const Axis& r : conv.reduce_axes) order.push_back(r.name);
+    order.push_back(conv.axes[3].name);
+    std::vector<Step> steps{ComputeInlineStep{"pad"}, ReorderStep{"conv", order},
+                            AnnotateStep{"conv", conv.reduce_axes[0].name, "unroll"},
+                            AnnotateStep{"conv", conv.reduce_axes[1].name, "unroll"},
+                            AnnotateStep{"conv", conv.axes[3].name, "vectorize"}};
+    auto applied = state.apply_all(steps);
+    ASSERT_TRUE(applied.ok()) << applied.error().message;
+    auto func = lower(state, "kernel");
+    ASSERT_TRUE(func) << func.error().message;
+    runtime::CompileOptions options;
+    options.opt_level = 0;  // the IR as emitted
+    options.keep_llvm_ir = true;
+    auto kernel = runtime::compile_cpu(*func, options);
+    ASSERT_TRUE(kernel.ok()) << kernel.error().message;
+    int reads = 0, selects = 0;  // masked vector reads; selects between two addresses
+    std::istringstream lines(kernel->llvm_ir());
+    for (std::string line; std::getline(lines, line);) {
+      reads += line.find("@llvm.masked.load") != std::string::npos && line.find("call ") != std::string::npos;
+      selects += line.find("= select i1 ") != std::string::npos && line.find(", ptr ") != std::string::npos;
+    }
+    EXPECT_EQ(reads, 9) << width;
+    EXPECT_EQ(selects, width > 5 ? 6 : 0) << width;
+    EXPECT_TRUE(MatchesReference(*dag, steps)) << width;
+  }
 }
 
 TEST(JitBackend, MachineSchedulingRegionsAreBounded) {
