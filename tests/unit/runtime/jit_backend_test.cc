@@ -88,17 +88,22 @@ TEST(JitBackend, SmallStrideVectorLoadIsDeinterleavedNotGathered) {
   }
 }
 
+// A 3x3 convolution in NHWC, `channels` in and out in `groups` groups, padded by 1 on each side.
+Result<ComputeDAG> padded_nhwc_conv3x3(int64_t channels, int64_t height, int64_t width, int64_t groups) {
+  Conv2dParams p{1, channels, height, width, channels, 3, 3};
+  p.groups = groups;
+  p.pad_h = p.pad_w = 1;
+  p.layout = Layout::kNHWC;
+  return conv2d(p);
+}
+
 // A grouped convolution in NHWC vectorized along its output channels reads input channel
 // (k / 4) * 4 + rc: not evenly spaced, but every lane inside one vector's window of the input's
 // channels. That read is one masked window load and a permutation (Emitter::load_window), not a
 // gather. 40 channels in vectors of 16 leave a ragged, masked last vector, and the inlined
 // padding masks the lanes at the image edge.
 TEST(JitBackend, GroupedChannelsLastReadIsAPermutedWindowNotAGather) {
-  Conv2dParams p{1, 40, 6, 5, 40, 3, 3};
-  p.groups = 10;
-  p.pad_h = p.pad_w = 1;
-  p.layout = Layout::kNHWC;
-  auto dag = conv2d(p);
+  auto dag = padded_nhwc_conv3x3(40, 6, 5, 10);
   ASSERT_TRUE(dag.ok()) << dag.error().message;
   State state(*dag);
   const TensorNode& conv = *state.stage(state.stage_index("conv")).op;
@@ -295,11 +300,7 @@ TEST(JitBackend, SelectGuardsOutOfBoundsReadsInVectorLoops) {
 TEST(JitBackend, MaskedOffReadsBeyondTheMarginPointInsideTheirBuffer) {
   for (int64_t width : {5, 2048}) {
     const int64_t channels = width > 5 ? 64 : 32;
-    Conv2dParams p{1, channels, 3, width, channels, 3, 3};
-    p.groups = channels;
-    p.pad_h = p.pad_w = 1;
-    p.layout = Layout::kNHWC;
-    auto dag = conv2d(p);
+    auto dag = padded_nhwc_conv3x3(channels, 3, width, channels);
     ASSERT_TRUE(dag.ok()) << dag.error().message;
     State state(*dag);
     const TensorNode& conv = *state.stage(state.stage_index("conv")).op;
