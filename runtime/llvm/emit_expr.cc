@@ -175,7 +175,8 @@ bool Emitter::may_point_outside(const std::string& name, const Expr& index) cons
   constexpr size_t kMaxCornerVariables = 8;
   const int64_t margin = static_cast<int64_t>(kReadMarginBytes / sizeof(float));
   auto size = buffer_elements_.find(name);
-  if (size == buffer_elements_.end() || guards_.empty()) return size == buffer_elements_.end();
+  if (size == buffer_elements_.end()) return true;  // a buffer it did not bind: assume the worst
+  if (guards_.empty()) return false;  // masked by a vector tail only: off lanes sit beside on ones
   auto used = [&](const schedule::ExprNode* v) {
     if (schedule::uses_var(index, v)) return true;
     for (const auto& [cond, side] : guards_) {
