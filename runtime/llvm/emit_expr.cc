@@ -154,8 +154,9 @@ llvm::Value* Emitter::emit_load(const Expr& e, llvm::Value* mask) {
 // A masked read whose mask is all off reads no element, yet its address still goes through the
 // TLB. A padding row's read points up to whole rows before or after its buffer; in a page the
 // kernel does not otherwise touch, each such read cost hundreds of cycles on a Zen 5
-// (runtime/memory.h). Buffers keep kReadMarginBytes of their own memory on either side for this;
-// a read that may point further out where it is off (may_point_outside: rows longer than the
+// (runtime/memory.h). Large buffers keep kReadMarginBytes of their own memory on either side for
+// this (a small one sits among live heap memory, which is how the tuner measures); a read that
+// may point further out where it is off (may_point_outside: rows longer than the
 // margin) points at its buffer's first element instead, by a select on the uniform select's
 // scalar condition (read_guard_) when there is one, else on whether any lane is on. Only those:
 // a select on every masked read cost MobileNetV2's unrolled 14-row depthwise tiles 2-3x, in
