@@ -1,38 +1,43 @@
-// The tuner's measuring protocol before and after stop 74's two changes, on the same recorded
-// batches: how much wall time each saves, and whether the batches still crown the same kernels.
+// The tuner's measuring protocol against variants of it, on the same recorded batches: how much
+// wall time each takes, and whether the batches still crown the same kernels.
 //
 // Batches of a run (TESSERA_PROTOCOL_RUN, a run directory; TESSERA_PROTOCOL_BATCHES, 16 by
 // default, of at least 8 candidates, spread over the run), each measured as the tuner measures
 // a round (LocalMeasurer::measure_each: the run's measure options, its task's best before the
-// batch for the give-up) under four protocols, their order rotating from batch to batch, each
-// with its own worker:
-//   before        30 ms of warm-up for every candidate, the batch compiled first on every core
-//   short_warmup  3 ms of warm-up for a candidate right after another, compiled first
-//   pipelined     the same warm-up, later candidates compiling beside the timing (the default)
-//   before_again  `before` once more: how far the protocol agrees with itself
-// Prints each protocol's wall seconds (all batches) and their ratio to `before`, its build and
-// run phases, and how often its batch's fastest candidate was `before`'s (with the geometric
-// mean of its fastest median over `before`'s).
+// batch for the give-up and the cut of candidates whose median cannot beat it) under each
+// protocol below, their order rotating from batch to batch, each with its own worker:
+//   default        the shipped protocol: 3 ms of warm-up right after another candidate, later
+//                  candidates compiling beside the timing, 3 repeats of 50 ms
+//   five_of_20     the same, 5 repeats of 20 ms (stop 77)
+//   three_of_20    the same, 3 repeats of 20 ms
+//   default_again  `default` once more: how far the protocol agrees with itself
+// (Stop 74 compared the 30 ms warm-up and the batch compiled first here; bench/NOTES.md.)
+// Prints each protocol's wall seconds (all batches) and their ratio to `default`, its build and
+// run phases, and how often its batch's fastest candidate was `default`'s (with the geometric
+// mean of its fastest median over `default`'s), and how far its candidates' medians sit from
+// `default`'s: the median over candidates of |log(ratio)|, as a fraction (`default_again`'s is
+// the protocol's own spread, the floor for the others).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 #include "bench/cases.h"
 #include "bench/measure.h"
 #include "bench/run_samples.h"
 #include "runtime/local_measurer.h"
+#include "runtime/timing.h"
 
 namespace tessera::bench {
 namespace {
 
 struct Protocol {
   const char* name;
-  double back_to_back_warmup_ms;
-  bool compile_while_timing;
+  int repeat;
+  double min_repeat_ms;
 };
-constexpr Protocol kProtocols[] = {
-    {"before", 30, false}, {"short_warmup", 3, false}, {"pipelined", 3, true}, {"before_again", 30, false}};
+constexpr Protocol kProtocols[] = {{"default", 3, 50}, {"five_of_20", 5, 20}, {"three_of_20", 3, 20}, {"default_again", 3, 50}};
 constexpr size_t kCount = std::size(kProtocols);
 
 }  // namespace
@@ -51,17 +56,19 @@ nlohmann::json run_measure_protocols() {
   for (const Protocol& p : kProtocols) {
     runtime::MeasureOptions options = sampled.config.measure;
     options.threads = sampled.config.threads;
-    options.back_to_back_warmup_ms = p.back_to_back_warmup_ms;
-    options.compile_while_timing = p.compile_while_timing;
+    options.repeat = p.repeat;
+    options.min_repeat_ms = p.min_repeat_ms;
     measurers.push_back(std::make_unique<runtime::LocalMeasurer>(build, options, sampled.config.seed, runtime::RunnerOptions{},
                                                                  experiments::checks_dir_of(run)));
   }
   double wall[kCount] = {}, log_best_sum[kCount] = {};
   int same_fastest[kCount] = {}, candidates = 0;
+  std::vector<double> spread[kCount];  // per candidate: |log(its median / default's)|
   for (size_t b = 0; b < sampled.batches.size(); ++b) {
     const RunBatch& batch = sampled.batches[b];
     size_t fastest[kCount];
     double fastest_median[kCount];
+    std::vector<double> medians[kCount];
     for (size_t k = 0; k < kCount; ++k) {
       const size_t p = (k + b) % kCount;
       if (auto ready = measurers[p]->prepare(*batch.dag); !ready) return error_json(ready.error().message);
@@ -76,12 +83,14 @@ nlohmann::json run_measure_protocols() {
           return error_json(batch.dag->workload_key() + ", a recorded candidate: " + results[i].message);
         }
         if (results[i].median() < fastest_median[p]) fastest_median[p] = results[i].median(), fastest[p] = i;
+        medians[p].push_back(results[i].median());
       }
     }
     candidates += static_cast<int>(batch.schedules.size());
     for (size_t p = 0; p < kCount; ++p) {
       same_fastest[p] += fastest[p] == fastest[0];
       log_best_sum[p] += std::log(fastest_median[p] / fastest_median[0]);
+      for (size_t i = 0; i < medians[p].size(); ++i) spread[p].push_back(std::abs(std::log(medians[p][i] / medians[0][i])));
     }
   }
   const size_t n = sampled.batches.size();
@@ -92,11 +101,12 @@ nlohmann::json run_measure_protocols() {
   for (size_t p = 0; p < kCount; ++p) {
     const runtime::PhaseSeconds phases = measurers[p]->phase_seconds();
     out[kProtocols[p].name] = {{"wall_seconds", wall[p]},
-                               {"wall_vs_before", wall[p] / wall[0]},
+                               {"wall_vs_default", wall[p] / wall[0]},
                                {"build_seconds", phases.build},
                                {"run_seconds", phases.run},
-                               {"same_fastest_as_before", same_fastest[p]},
-                               {"fastest_median_vs_before_geomean", std::exp(log_best_sum[p] / n)}};
+                               {"same_fastest_as_default", same_fastest[p]},
+                               {"fastest_median_vs_default_geomean", std::exp(log_best_sum[p] / n)},
+                               {"median_spread_vs_default", std::exp(runtime::median(spread[p])) - 1}};
   }
   return out;
 }

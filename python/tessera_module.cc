@@ -233,7 +233,7 @@ PYBIND11_MODULE(tessera, m) {
   py::class_<Task>(m, "Task")
       .def(py::init(&make_task), py::arg("op"), py::arg("params"), py::arg("name") = "", py::arg("run_dir") = "",
            py::arg("simulate") = false, py::arg("seed") = 1, py::arg("threads") = 1, py::arg("repeat") = 3,
-           py::arg("min_repeat_ms") = 50.0,
+           py::arg("min_repeat_ms") = 20.0,
            "A tuning task: op name and integer params (tessera validate's ops). simulate=True measures on the "
            "replay simulator; otherwise the real builder and runner. run_dir keeps records.jsonl and config.yaml.")
       .def_property_readonly("workload_key", [](const Task& t) { return t.get().dag().workload_key(); })
