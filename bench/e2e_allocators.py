@@ -22,7 +22,9 @@ model with the issue's criteria:
    "latency_ms" and "estimated_ms" (run -> mark -> ms), "harl_half_vs_gradient_full" (harl's ms
    at half the budget / gradient's at the whole: <= 1 means harl reached gradient's end in at most
    half the time), "harl_end_vs_round_robin_end" (<= 1 means harl did not end worse), both again
-   from the runs' estimates (*_estimated), and "per_run" (harl run -> those four)}
+   from the runs' estimates (*_estimated) and as the median over rounds of the two cuts' ratio
+   in the same round (*_paired: a noisy stretch on one cut's rounds moves it less than the ratio
+   of best rounds), and "per_run" (harl run -> those six)}
 Each run's allocator is read from its summary.json (a run killed before its end: its directory's
 name, MODEL_ALLOCATOR); lines name the run by its directory too, so two runs of one allocator
 (harl before and after a change) are told apart. The criteria are given for every harl run
@@ -34,6 +36,7 @@ import csv
 import json
 import os
 import subprocess
+import statistics
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -174,12 +177,12 @@ def main():
                 errors.setdefault(i, str(e))
                 log("round %d: %s at %d s: %s" % (r + 1, run, mark, e))
                 continue
-            timings[i].append(ms)
+            timings[i].append((r, ms))
             log("round %d: %s at %d s: %.3f ms" % (r + 1, run, mark, ms))
 
     table, estimates = {}, {}
     for i, (run, mark, _, (count, retimed), estimate) in enumerate(cuts):
-        best = min(timings[i]) if timings[i] else None
+        best = min(ms for _, ms in timings[i]) if timings[i] else None
         if best is not None:
             table.setdefault(run, {})[str(int(mark))] = best
         if estimate:
@@ -188,7 +191,7 @@ def main():
                 "allocator": allocator_of_run[run], "mark_s": mark,
                 "records": count, "retimed": retimed, "latency_ms": round(best, 3) if best is not None else None,
                 "estimated_ms": round(estimate, 3) if estimate else None,
-                "rounds_ms": [round(t, 3) for t in timings[i]]}
+                "rounds_ms": [round(ms, 3) for _, ms in timings[i]]}
         if i in errors:
             line["error"] = errors[i]
         print(json.dumps(line), flush=True)
@@ -204,6 +207,19 @@ def main():
     first = {}  # allocator -> its first run named
     for run, allocator in allocator_of_run.items():
         first.setdefault(allocator, run)
+    cut_index = {(run, str(int(mark))): i for i, (run, mark) in enumerate(c[:2] for c in cuts)}
+
+    def paired(run_a, mark_a, run_b, mark_b):
+        """The median over rounds of A's time over B's in the same round: each ratio is taken
+        minutes apart at most, so a noisy stretch that falls on one cut's rounds moves it less
+        than it moves a ratio of each cut's best round."""
+        a, b = cut_index.get((run_a, mark_a)), cut_index.get((run_b, mark_b))
+        if a is None or b is None:
+            return None
+        in_b = dict(timings[b])
+        ratios = [ms / in_b[r] for r, ms in timings[a] if r in in_b]
+        return round(statistics.median(ratios), 3) if ratios else None
+
     per_run = {}
     for run in (r for r, a in allocator_of_run.items() if a == "harl"):
         criteria = {}
@@ -214,6 +230,8 @@ def main():
                                                                if half in harl and full in gradient else None)
             criteria["harl_end_vs_round_robin_end" + suffix] = (round(harl[full] / rr[full], 3)
                                                                 if full in harl and full in rr else None)
+        criteria["harl_half_vs_gradient_full_paired"] = paired(run, half, first.get("gradient"), full)
+        criteria["harl_end_vs_round_robin_end_paired"] = paired(run, full, first.get("round_robin"), full)
         per_run[run] = criteria
     summary.update(per_run.get(first.get("harl"), {}))
     summary["per_run"] = per_run

@@ -18,7 +18,8 @@
 # 20 minutes before it; on a shared machine the two can differ by 15% from load alone, so
 # "final" (same minutes, same processes as the baselines) is the figure to quote.
 # When more than one allocator ran on a model, bench/e2e_allocators.py then times the network with
-# each run's records cut at 1/4, 1/2 and all of the budget, all cuts in the same rounds (one line
+# each run's records cut at 1/4, 1/2 and all of the budget, all cuts in the same
+# TESSERA_E2E_CUT_ROUNDS (6) rounds (one line
 # per run and mark, and a summary line with the issue's criteria: harl at half the budget against
 # gradient at the whole, harl's end against round-robin's). These, not measured_ms_at, are the
 # figures to compare allocators by. Then bench/allocation_bound.py's lines: the lowest estimate
@@ -42,6 +43,7 @@ read -r -a models <<<"${TESSERA_E2E_MODELS:-resnet50 mobilenetv2 bert_base}"
 read -r -a allocators <<<"${TESSERA_E2E_ALLOCATORS:-harl gradient round_robin}"
 seed=${TESSERA_SEED:-1}
 final_rounds=${TESSERA_E2E_FINAL_ROUNDS:-3}
+cut_rounds=${TESSERA_E2E_CUT_ROUNDS:-6}
 agent=()
 [ -n "${TESSERA_E2E_AGENT:-}" ] && agent=(--set "search.agent=$TESSERA_E2E_AGENT")
 work="$build/e2e_tune"
@@ -114,7 +116,7 @@ for m in "${models[@]}"; do
   marks=$(/usr/bin/python3 -c "print(','.join(str(round($seconds * q)) for q in (0.25, 0.5, 1)))")
   if ((${#run_dirs[@]} > 1)); then
     log "$m: the allocators' records cut at each quarter of the budget, timed side by side"
-    /usr/bin/python3 "$root/bench/e2e_allocators.py" "$onnx" "${run_dirs[@]}" --rounds "$final_rounds" --marks "$marks"
+    /usr/bin/python3 "$root/bench/e2e_allocators.py" "$onnx" "${run_dirs[@]}" --rounds "$cut_rounds" --marks "$marks"
   fi
   if ((${#run_dirs[@]} > 0)); then
     /usr/bin/python3 "$root/bench/allocation_bound.py" "${run_dirs[@]}" --at "$marks" | grep -v '"allocation_bound_run"'
