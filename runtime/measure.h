@@ -39,7 +39,7 @@ struct MeasureOptions {
   // A repeat lasts at least this long. 20 ms, not 50: on 256 recorded candidates of each of
   // three network runs (bench/run.sh measure_protocols), three 20 ms repeats put a candidate's
   // median within 1.2-1.7% of the 50 ms protocol's, as close as that protocol comes to itself
-  // (1.0-1.9%), crowned as fast a kernel per batch, and took 0.56-0.72 of its wall time.
+  // (1.0-1.9%), crowned as fast a kernel per batch, and took 0.55-0.72 of its wall time.
   double min_repeat_ms = 20;
   bool flush_cache = false;    // evict the caches before each repeat
   // Evict the constant inputs and the buffers packed from them before every timed call, as a
@@ -56,8 +56,9 @@ struct MeasureOptions {
   // (TimingOptions::give_up_seconds; 0: never). Set from give_up_ratio.
   double give_up_seconds = 0;
   // give_up_seconds = give_up_ratio x the task's best so far (0: off). A candidate's first
-  // 50 ms repeat (the length then) was within 1.04-1.23x of its own median in 99% of the full timings of 14 race
-  // runs, so one first seen past 1.25x would almost never have beaten the best; 4-35% of those
+  // 50 ms repeat (the length then) was within 1.04-1.23x of its own median in 99% of the full
+  // timings of 14 race runs, so one first seen past 1.25x would almost never have beaten the
+  // best; 4-35% of those
   // runs' candidates (about 15% typically) land between 1.25x and 1.5x (bench/NOTES.md). The
   // warm-up is judged by the same ratio: by its fastest call, or for kernels over `warmup_ms`
   // by one call at least that long (30 ms by default, longer than a repeat).
