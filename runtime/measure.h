@@ -58,10 +58,10 @@ struct MeasureOptions {
   // give_up_seconds = give_up_ratio x the task's best so far (0: off). A candidate's first
   // 50 ms repeat (the length then) was within 1.04-1.23x of its own median in 99% of the full
   // timings of 14 race runs, so one first seen past 1.25x would almost never have beaten the
-  // best; 4-35% of those
-  // runs' candidates (about 15% typically) land between 1.25x and 1.5x (bench/NOTES.md). The
-  // warm-up is judged by the same ratio: by its fastest call, or for kernels over `warmup_ms`
-  // by one call at least that long (30 ms by default, longer than a repeat).
+  // best; 4-35% of those runs' candidates (about 15% typically) land between 1.25x and 1.5x
+  // (bench/NOTES.md). The warm-up is judged by the same ratio: by its fastest call, or for
+  // kernels over `warmup_ms` by one call at least that long (30 ms by default, longer than a
+  // repeat).
   double give_up_ratio = 1.25;
   // The task's best so far (a median; 0: none), set with give_up_seconds (give_up_ratio 0 turns
   // both off): timing stops once the candidate's median can no longer beat it
