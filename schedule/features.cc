@@ -38,6 +38,11 @@ struct LoopContext {
   const StmtNode* loop;
 };
 
+int64_t floor_div(int64_t a, int64_t b) {  // b > 0
+  const int64_t q = a / b;
+  return a % b != 0 && a < 0 ? q - 1 : q;
+}
+
 class Extractor {
  public:
   std::vector<float> run(const LoweredFunc& func) {
@@ -283,20 +288,28 @@ class Extractor {
       }
       linear.push_back(std::move(l));
     }
+    // Counted a row at a time: along the box's first variable each comparison holds on one
+    // run of values, found by a division, so only the other variables' points are visited.
     int64_t holding = 0;
-    std::vector<int64_t> at(box.size(), 0);
-    for (int64_t p = 0; p < points; ++p) {
-      for (size_t b = 0, rest = static_cast<size_t>(p); b < box.size(); ++b) {
-        at[b] = static_cast<int64_t>(rest % static_cast<size_t>(box[b].second));
-        rest /= static_cast<size_t>(box[b].second);
+    const int64_t row = box.empty() ? 1 : box[0].second;
+    std::vector<int64_t> at(box.size(), 0), base(linear.size());
+    for (size_t l = 0; l < linear.size(); ++l) base[l] = linear[l].constant;
+    for (int64_t done = 0; done < points; done += row) {
+      int64_t lo = 0, hi = row - 1;  // the run of the first variable's values where all hold
+      for (size_t l = 0; l < linear.size() && lo <= hi; ++l) {
+        const int64_t limit = (linear[l].strict ? -1 : 0) - base[l];  // c * x <= limit
+        const int64_t c = box.empty() ? 0 : linear[l].coefficient[0];
+        if (c > 0) hi = std::min(hi, floor_div(limit, c));
+        else if (c < 0) lo = std::max(lo, -floor_div(limit, -c));  // x >= ceil(-limit / -c)
+        else if (limit < 0) hi = lo - 1;
       }
-      bool holds = true;
-      for (const Linear& l : linear) {
-        int64_t value = l.constant;
-        for (size_t b = 0; b < at.size(); ++b) value += l.coefficient[b] * at[b];
-        holds = holds && (l.strict ? value < 0 : value <= 0);
+      if (hi >= lo) holding += hi - lo + 1;
+      for (size_t b = 1; b < box.size(); ++b) {  // the next row: the other variables as an odometer
+        for (size_t l = 0; l < linear.size(); ++l) base[l] += linear[l].coefficient[b];
+        if (++at[b] < box[b].second) break;
+        for (size_t l = 0; l < linear.size(); ++l) base[l] -= linear[l].coefficient[b] * box[b].second;
+        at[b] = 0;
       }
-      holding += holds;
     }
     return static_cast<double>(holding) / static_cast<double>(points);
   }

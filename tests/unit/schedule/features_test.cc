@@ -66,6 +66,37 @@ TEST(Features, WeighAPaddingUnswitchsBranchesByTheIterationsThatRunThem) {
   EXPECT_NEAR(feature(extract_features(func), "sum_float_mul"), std::log1p(1.0 + 3 * 2), 1e-3);
 }
 
+// The share is counted exactly over a box of three loops with a conjunction of strict and
+// non-strict comparisons whose coefficients have both signs; the test counts the points itself.
+// Bug caught: a run bound off by one along the counted row (floor against ceil for a negative
+// coefficient, < taken as <=), or a row's start value not carried between the other loops.
+TEST(Features, CountAPaddingUnswitchsShareExactlyOverSeveralLoops) {
+  Expr i = var("i"), j = var("j"), k = var("k");
+  Expr condition = (i * Expr(2) - j <= Expr(1)) && (j - k * Expr(3) < Expr(4)) && (Expr(3) - i * Expr(2) - k <= Expr(0)) &&
+                   (Expr(0) - j * Expr(2) + i < Expr(-1));
+  int64_t holding = 0;
+  for (int64_t iv = 0; iv < 5; ++iv) {
+    for (int64_t jv = 0; jv < 7; ++jv) {
+      for (int64_t kv = 0; kv < 3; ++kv) {
+        holding += iv * 2 - jv <= 1 && jv - kv * 3 < 4 && 3 - iv * 2 - kv <= 0 && -jv * 2 + iv < -1;
+      }
+    }
+  }
+  ASSERT_GT(holding, 0);
+  ASSERT_LT(holding, 5 * 7 * 3);
+  Expr b = load("B", {j});
+  Stmt plain = make_store("A", j, b * Expr(2.0));
+  Stmt general = make_store("A", j, b * Expr(2.0) * Expr(3.0));
+  LoweredFunc func;
+  func.name = "k";
+  func.body = make_for(k, 3, ForKind::kSerial,
+                       make_for(i, 5, ForKind::kSerial,
+                                make_for(j, 7, ForKind::kSerial, make_padding_unswitch(condition, plain, general))));
+  // Each point runs 1 multiply where the condition holds and 2 where it does not.
+  const double multiplies = static_cast<double>(holding) + 2.0 * static_cast<double>(5 * 7 * 3 - holding);
+  EXPECT_NEAR(feature(extract_features(func), "sum_float_mul"), std::log1p(multiplies), 1e-4);
+}
+
 TEST(Features, SeeVectorizationLocalBuffersAndTiling) {
   auto dag = matmul(64, 64, 64);
   auto plain = features_of(*dag, {});
