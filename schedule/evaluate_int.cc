@@ -3,16 +3,9 @@
 
 #include <algorithm>
 
+#include "schedule/floor_div.h"
+
 namespace tessera::schedule {
-
-namespace {
-
-int64_t floor_div(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-}  // namespace
 
 std::optional<int64_t> evaluate_int(const Expr& e, const PointValues& at) {
   switch (e->kind) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "schedule/floor_div.h"
 #include "schedule/simplify.h"
 
 namespace tessera::schedule {
@@ -37,11 +38,6 @@ constexpr double kAccumulatorRegisters = 28;
 struct LoopContext {
   const StmtNode* loop;
 };
-
-int64_t floor_div(int64_t a, int64_t b) {  // b > 0
-  const int64_t q = a / b;
-  return a % b != 0 && a < 0 ? q - 1 : q;
-}
 
 class Extractor {
  public:

@@ -6,13 +6,10 @@
 #include <random>
 #include <unordered_map>
 
+#include "schedule/floor_div.h"
+
 namespace tessera::schedule {
 namespace {
-
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
 
 struct OutOfBounds {
   std::string message;

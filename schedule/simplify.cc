@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "schedule/floor_div.h"
+
 namespace tessera::schedule {
 namespace {
 
@@ -26,12 +28,6 @@ bool structural_equal(const Expr& a, const Expr& b) {
   }
   return true;
 }
-
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
 
 // sum(coefficient * atom) + constant over integer atoms.
 struct Linear {
