@@ -17,14 +17,18 @@ curves can be set against each other. Prints one JSON line per run and mark, the
 model with the issue's criteria:
   {"case": "e2e_allocators", "model", "run" (the run directory's name), "allocator", "mark_s",
    "records", "retimed" (re-timing lines in the cut), "latency_ms", "rounds_ms", "estimated_ms"
-   (the run's own estimate then, from its curve.csv: worker times, no load noise)}
+   (the run's own estimate then, from its curve.csv: the sum of what its worker measured, so it
+   carries the machine's speed during that run)}
   {"case": "e2e_allocators_summary", "model", "cpu", "marks", "allocators" (run -> allocator),
    "latency_ms" and "estimated_ms" (run -> mark -> ms), "harl_half_vs_gradient_full" (harl's ms
    at half the budget / gradient's at the whole: <= 1 means harl reached gradient's end in at most
    half the time), "harl_end_vs_round_robin_end" (<= 1 means harl did not end worse), both again
    from the runs' estimates (*_estimated) and as the median over rounds of the two cuts' ratio
    in the same round (*_paired: a noisy stretch on one cut's rounds moves it less than the ratio
-   of best rounds), and "per_run" (harl run -> those six)}
+   of best rounds), the estimates' two ratios again with each run's machine speed divided out
+   (*_estimated_same_speed), "machine_speed_vs_first_run" (run -> "time_ratio": the geometric
+   mean of its time over the first run's on the schedules both measured, "same_schedules": how
+   many), and "per_run" (harl run -> those eight)}
 Each run's allocator is read from its summary.json (a run killed before its end: its directory's
 name, MODEL_ALLOCATOR); lines name the run by its directory too, so two runs of one allocator
 (harl before and after a change) are told apart. The criteria are given for every harl run
@@ -34,6 +38,7 @@ first harl run's. Runs only when named; never in CI.
 import argparse
 import csv
 import json
+import math
 import os
 import subprocess
 import statistics
@@ -106,6 +111,32 @@ def curve_at(run_dir, seconds):
             if float(row["elapsed_seconds"]) >= seconds:
                 break  # the round that crossed the mark, as a budget of `seconds` would end
     return at
+
+
+def schedule_times(run_dir):
+    """Each schedule the run measured correctly (its task and steps), with the median of its first
+    measurement (not the fastest of several: a run that re-timed a schedule more would read faster)."""
+    times = {}
+    for line in read_lines(run_dir, "records.jsonl"):
+        record = json.loads(line)
+        if record.get("error") != "none" or not record.get("costs"):
+            continue
+        key = record.get("workload_key", "") + json.dumps(record.get("steps"), sort_keys=True)
+        times.setdefault(key, statistics.median(record["costs"]))
+    return times
+
+
+def machine_speed(times, reference):
+    """How much slower the machine ran `times`' run than `reference`'s: the geometric mean, over
+    the schedules both runs measured (the tasks' default schedules, and whatever both searches
+    reached), of this run's time over the reference's. Two runs of one sitting are timed up to an
+    hour apart, and the estimates (sums of what each run measured) carry that drift; the same
+    schedule timed in both runs names it. (ratio, count); (None, 0) with nothing in common."""
+    common = [k for k in times if k in reference]
+    if not common:
+        return None, 0
+    logs = [math.log(times[k] / reference[k]) for k in common]
+    return math.exp(sum(logs) / len(logs)), len(common)
 
 
 def layout_of(run_dir):
@@ -204,6 +235,14 @@ def main():
         summary["cpu"] = None
     summary["allocators"] = allocator_of_run
     summary["estimated_ms"] = {a: {m: round(v, 3) for m, v in e.items()} for a, e in estimates.items()}
+    run_names = list(allocator_of_run)  # in the order named, as args.run_dirs
+    times = {run: schedule_times(d) for run, d in zip(run_names, args.run_dirs)}
+    speed = {}  # run -> (its time / the first run's on the same schedules, how many schedules)
+    for run in run_names:
+        ratio, count = machine_speed(times[run], times[run_names[0]])
+        speed[run] = (ratio, count)
+    summary["machine_speed_vs_first_run"] = {run: {"same_schedules": c, "time_ratio": round(r, 4) if r else None}
+                                             for run, (r, c) in speed.items()}
     first = {}  # allocator -> its first run named
     for run, allocator in allocator_of_run.items():
         first.setdefault(allocator, run)
@@ -230,6 +269,12 @@ def main():
                                                                if half in harl and full in gradient else None)
             criteria["harl_end_vs_round_robin_end" + suffix] = (round(harl[full] / rr[full], 3)
                                                                 if full in harl and full in rr else None)
+        # The estimates' ratios with the two runs' machine speed divided out (machine_speed).
+        for name, other in (("harl_half_vs_gradient_full", first.get("gradient")),
+                            ("harl_end_vs_round_robin_end", first.get("round_robin"))):
+            est = criteria[name + "_estimated"]
+            if est is not None and speed.get(run, (None,))[0] and speed.get(other, (None,))[0]:
+                criteria[name + "_estimated_same_speed"] = round(est / (speed[run][0] / speed[other][0]), 3)
         criteria["harl_half_vs_gradient_full_paired"] = paired(run, half, first.get("gradient"), full)
         criteria["harl_end_vs_round_robin_end_paired"] = paired(run, full, first.get("round_robin"), full)
         per_run[run] = criteria
