@@ -13,7 +13,7 @@
 namespace tessera::experiments {
 
 Result<double> measure_network(const graph::Graph& folded, const graph::NetworkTasks& tasks, const std::string& records,
-                               int threads, uint64_t seed, int runs, runtime::ExecutorCache* cache) {
+                               int threads, uint64_t seed, int runs, runtime::ExecutorCache* cache, double min_seconds) {
   using Clock = std::chrono::steady_clock;
   runtime::ExecutorOptions options;
   options.records = records;
@@ -27,10 +27,12 @@ Result<double> measure_network(const graph::Graph& folded, const graph::NetworkT
     if (auto r = executor->run(inputs, threads); !r) return r.error();
   }
   std::vector<double> seconds;
-  for (int i = 0; i < std::max(1, runs); ++i) {
+  double timed = 0;
+  while (static_cast<int>(seconds.size()) < std::max(1, runs) || timed < min_seconds) {
     const auto start = Clock::now();
     if (auto r = executor->run(inputs, threads); !r) return r.error();
     seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    timed += seconds.back();
   }
   return runtime::median(seconds);
 }

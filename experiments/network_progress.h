@@ -26,12 +26,16 @@ inline constexpr const char* kNetworkEstimateRow = "<network>";
 inline constexpr const char* kNetworkMeasuredRow = "<network measured>";
 
 // The measured end-to-end latency in seconds of the network with `records` (a records file, or
-// a run directory: its records.jsonl and the end's re-timings, retimed.jsonl): median of `runs`
-// inferences after three warm-up ones, on `threads` threads. With `cache`, kernels and
-// references an earlier measurement built are reused (each kernel checked again); the checks
-// are also kept in the records' run directory (checks/) for the next process.
+// a run directory: its records.jsonl and the end's re-timings, retimed.jsonl): median of at
+// least `runs` inferences and at least `min_seconds` of them, after three warm-up ones, on
+// `threads` threads. The floor in seconds is for small networks: 20 runs of MobileNetV2 are
+// 70 ms, which one burst of a neighbour's load spoils, and they read 3.8% over 300 runs' median
+// (eight alternations, stop 79, bench/NOTES.md). With `cache`, kernels and references an
+// earlier measurement built are reused (each kernel checked again); the checks are also kept in
+// the records' run directory (checks/) for the next process.
 Result<double> measure_network(const graph::Graph& folded, const graph::NetworkTasks& tasks, const std::string& records,
-                               int threads, uint64_t seed, int runs = 20, runtime::ExecutorCache* cache = nullptr);
+                               int threads, uint64_t seed, int runs = 20, runtime::ExecutorCache* cache = nullptr,
+                               double min_seconds = 1.0);
 
 // Estimated and measured latency (ms) against tuning time (s), from the network rows of a curve.
 std::string network_curve_svg(const std::vector<CurvePoint>& points);
