@@ -237,10 +237,8 @@ def main():
     summary["estimated_ms"] = {a: {m: round(v, 3) for m, v in e.items()} for a, e in estimates.items()}
     run_names = list(allocator_of_run)  # in the order named, as args.run_dirs
     times = {run: schedule_times(d) for run, d in zip(run_names, args.run_dirs)}
-    speed = {}  # run -> (its time / the first run's on the same schedules, how many schedules)
-    for run in run_names:
-        ratio, count = machine_speed(times[run], times[run_names[0]])
-        speed[run] = (ratio, count)
+    # run -> (its time / the first run's on the same schedules, how many schedules)
+    speed = {run: machine_speed(times[run], times[run_names[0]]) for run in run_names}
     summary["machine_speed_vs_first_run"] = {run: {"same_schedules": c, "time_ratio": round(r, 4) if r else None}
                                              for run, (r, c) in speed.items()}
     first = {}  # allocator -> its first run named
