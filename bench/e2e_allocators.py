@@ -28,7 +28,12 @@ model with the issue's criteria:
    of best rounds), the estimates' two ratios again with each run's machine speed divided out
    (*_estimated_same_speed), "machine_speed_vs_first_run" (run -> "time_ratio": the geometric
    mean of its time over the first run's on the schedules both measured, "same_schedules": how
-   many), and "per_run" (harl run -> those eight)}
+   many), for runs with a machine probe (experiments/machine_probe.h) "probe" (run -> its
+   timings' count, median, ratio to the first probed run's median, and 10th/90th percentiles over
+   its median) and "estimated_ms_probe_speed" (run -> mark -> the estimate with each task's best
+   read at the first probed run's probe speed, by the probe's timings within --probe-window
+   seconds of when that best was timed) with the criteria from them (*_estimated_probe_speed),
+   and "per_run" (harl run -> all of these criteria)}
 Each run's allocator is read from its summary.json (a run killed before its end: its directory's
 name, MODEL_ALLOCATOR); lines name the run by its directory too, so two runs of one allocator
 (harl before and after a change) are told apart. The criteria are given for every harl run
@@ -139,6 +144,52 @@ def machine_speed(times, reference):
     return math.exp(sum(logs) / len(logs)), len(common)
 
 
+def probe_timings(run_dir):
+    """The run's machine probe (experiments/machine_probe.h: one fixed kernel timed every
+    budget.probe_every_s of tuning, outside the budget's clock): [(tuning clock s, seconds per
+    call)] from curve.csv's "<machine probe>" rows; [] for a run from before the probe."""
+    with open(os.path.join(run_dir, "curve.csv")) as f:
+        return [(float(row["elapsed_seconds"]), float(row["best_seconds"])) for row in csv.DictReader(f)
+                if row["task"] == "<machine probe>" and float(row["best_seconds"]) > 0]
+
+
+def probe_near(probes, t, window):
+    """The median of the probe's timings within `window` seconds of tuning clock `t` (one timing
+    is a 60 ms sample and carries a neighbour's burst; the machine's drift is slower); the nearest
+    timing when none is that close."""
+    near = [s for at, s in probes if abs(at - t) <= window]
+    return statistics.median(near) if near else min(probes, key=lambda p: abs(p[0] - t))[1]
+
+
+def estimates_at_probe_speed(run_dir, probes, reference, marks, window):
+    """mark -> the run's estimate (sum over tasks of weight x best, replayed from rounds.jsonl as
+    the run computed it) with each task's best scaled by `reference` over the probe's timing in
+    the minutes that best was timed: the estimate as if the machine had run at the reference's
+    speed throughout. {} without a probe, a round log or the tasks' weights."""
+    try:
+        with open(os.path.join(run_dir, "summary.json")) as f:
+            weights = {t["name"]: t["weight"] for t in json.load(f)["tasks"]}
+    except (OSError, ValueError, KeyError):
+        return {}
+    if not probes or not weights:
+        return {}
+    scaled, raw, clock, out = {}, {}, 0.0, {}
+    pending = sorted(marks)
+    for line in read_lines(run_dir, "rounds.jsonl"):
+        r = json.loads(line)
+        clock += r["seconds"]
+        best = r.get("best_seconds")
+        if best is not None and best != raw.get(r["task"]):
+            raw[r["task"]] = best
+            scaled[r["task"]] = best * reference / probe_near(probes, clock, window)
+        while pending and clock >= pending[0] and set(scaled) >= set(weights):
+            out[str(int(pending.pop(0)))] = sum(weights[t] * scaled[t] for t in weights) * 1e3
+    if set(scaled) >= set(weights):  # marks the run never reached: its end, as curve_at
+        for mark in pending:
+            out[str(int(mark))] = sum(weights[t] * scaled[t] for t in weights) * 1e3
+    return out
+
+
 def layout_of(run_dir):
     """The activation layout the run tuned in (its config.yaml; runs from before layouts: nchw)."""
     try:
@@ -166,6 +217,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=20, help="network runs per timing (tessera run --runs)")
     parser.add_argument("--tessera", default=os.path.join(ROOT, "build", "tessera"))
+    parser.add_argument("--probe-window", type=float, default=30,
+                        help="seconds of tuning clock either side whose probe timings a best is read against")
     args = parser.parse_args()
     marks = [float(m) for m in args.marks.split(",") if m.strip()]
     if not marks or any(m <= 0 for m in marks):
@@ -241,6 +294,29 @@ def main():
     speed = {run: machine_speed(times[run], times[run_names[0]]) for run in run_names}
     summary["machine_speed_vs_first_run"] = {run: {"same_schedules": c, "time_ratio": round(r, 4) if r else None}
                                              for run, (r, c) in speed.items()}
+    # The probe: each run's median timing over the first run's (the machine's speed by one fixed
+    # kernel, to set beside the same-schedules ratio above), and the estimates at the first run's
+    # probe speed, task by task at the minutes each best was timed.
+    probes = {run: probe_timings(d) for run, d in zip(run_names, args.run_dirs)}
+    probed = [run for run in run_names if probes[run]]
+    probe_estimates = {}
+    if probed:
+        reference = statistics.median(s for _, s in probes[probed[0]])
+        summary["probe"] = {}
+        for run, d in zip(run_names, args.run_dirs):
+            if not probes[run]:
+                continue
+            times_of_run = sorted(s for _, s in probes[run])
+            median = statistics.median(times_of_run)
+            summary["probe"][run] = {
+                "timings": len(times_of_run), "median_ms": round(median * 1e3, 4),
+                "ratio_vs_first_probed": round(median / reference, 4),
+                # the spread of its timings: 10th and 90th percentile over the median
+                "p10_p90": [round(times_of_run[len(times_of_run) // 10] / median, 3),
+                            round(times_of_run[(len(times_of_run) * 9) // 10] / median, 3)]}
+            probe_estimates[run] = estimates_at_probe_speed(d, probes[run], reference, marks, args.probe_window)
+        summary["estimated_ms_probe_speed"] = {run: {m: round(v, 3) for m, v in e.items()}
+                                               for run, e in probe_estimates.items() if e}
     first = {}  # allocator -> its first run named
     for run, allocator in allocator_of_run.items():
         first.setdefault(allocator, run)
@@ -260,7 +336,7 @@ def main():
     per_run = {}
     for run in (r for r, a in allocator_of_run.items() if a == "harl"):
         criteria = {}
-        for suffix, t in (("", table), ("_estimated", estimates)):
+        for suffix, t in (("", table), ("_estimated", estimates), ("_estimated_probe_speed", probe_estimates)):
             harl = t.get(run, {})
             gradient, rr = t.get(first.get("gradient"), {}), t.get(first.get("round_robin"), {})
             criteria["harl_half_vs_gradient_full" + suffix] = (round(harl[half] / gradient[full], 3)

@@ -75,6 +75,10 @@ struct TuneConfig {
   // Every this many seconds of tuning, and at the end, the network is run end to end with the
   // current best kernels and its measured latency goes beside the estimate (0: at the end only).
   double network_every_s = 300;
+  // Every this many seconds of tuning (and at its start and end), a fixed kernel, the heaviest
+  // task at its default schedule, is timed outside the budget's clock, so that the run can be
+  // read at one machine speed afterwards (experiments/machine_probe.h; 0: off).
+  double probe_every_s = 20;
   // Of each search round's batch in a network run, up to this many are the fastest schedules
   // the network's other tasks have found, carried over to the task (env::sibling_candidates;
   // 0: off, the default: on ResNet-50 it found 12 of 27 final bests but no faster network,

@@ -19,6 +19,7 @@
 #include "env/default_candidates.h"
 #include "env/tuning_task.h"
 #include "env/transfer.h"
+#include "experiments/machine_probe.h"
 #include "experiments/network_progress.h"
 #include "experiments/round_log.h"
 #include "experiments/run_outputs.h"
@@ -104,6 +105,17 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   // reference outputs its correctness checks compare with (seconds for a large conv), so they
   // are made on every core, with a line as each is ready.
   const size_t count = fused->tasks.size();
+  env::TaskOptions task_options;
+  task_options.measure = config.measure;
+  task_options.measure.threads = config.threads;
+  task_options.build.timeout_s = config.measure.compile_timeout_s;
+  task_options.records_path = records_path;
+  task_options.retimes_path = (dir / "retimed.jsonl").string();
+  task_options.confirm_rounds = config.confirm_rounds;
+  task_options.confirm_within = config.confirm_within;
+  task_options.seed = config.seed;
+  task_options.checks_dir = checks_dir_of(config.run_dir);
+  task_options.measurer = measurer;
   log.say("preparing " + std::to_string(count) + " tasks (sketches and reference outputs)");
   std::vector<std::optional<Result<std::unique_ptr<env::TuningTask>>>> created(count);
   const Clock::time_point preparing = Clock::now();
@@ -112,18 +124,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     std::mutex say;
     auto work = [&] {
       for (size_t t = next++; t < count; t = next++) {
-        env::TaskOptions options;
-        options.measure = config.measure;
-        options.measure.threads = config.threads;
-        options.build.timeout_s = config.measure.compile_timeout_s;
-        options.records_path = records_path;
-        options.retimes_path = (dir / "retimed.jsonl").string();
-        options.confirm_rounds = config.confirm_rounds;
-        options.confirm_within = config.confirm_within;
-        options.seed = config.seed;
-        options.checks_dir = checks_dir_of(config.run_dir);
-        options.measurer = measurer;
-        created[t] = env::TuningTask::create(fused->tasks[t].dag, options);
+        created[t] = env::TuningTask::create(fused->tasks[t].dag, task_options);
         std::lock_guard<std::mutex> lock(say);
         log.say("  [" + std::to_string(++ready) + "/" + std::to_string(count) + "] " + fused->tasks[t].name);
       }
@@ -302,6 +303,38 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
             (config.seconds > 0 ? " of " + fixed(config.seconds, 0) : std::string()));
   };
 
+  // The machine probe (machine_probe.h), on this machine's own measurer only: the heaviest task
+  // (weight x FLOPs) at its default schedule, timed outside the budget's clock.
+  std::unique_ptr<MachineProbe> probe;
+  if (config.probe_every_s > 0 && !measurer && !slots.empty()) {
+    size_t heaviest = 0;
+    for (size_t t = 1; t < slots.size(); ++t) {
+      if (network[t].weight * network[t].flops > network[heaviest].weight * network[heaviest].flops) heaviest = t;
+    }
+    auto made = MachineProbe::create(slots[heaviest].fused->dag, task_options);
+    if (made) {
+      probe = std::move(*made);
+      log.say("machine probe: " + slots[heaviest].fused->name + " at its default schedule, " +
+              milliseconds(probe->first_seconds()) + " ms a call, timed every " + fixed(config.probe_every_s, config.probe_every_s < 10 ? 3 : 0) +
+              " s of tuning (curve.csv rows " + kMachineProbeRow + ")");
+    } else {
+      log.say("warning: " + made.error().message + "; the run goes on without it");
+    }
+  }
+  double probed_at = -INFINITY;  // tuning clock of the last probe timing
+  auto probe_now = [&] {
+    if (!probe) return;
+    auto seconds = probe->time();
+    if (!seconds) {
+      log.say("warning: " + seconds.error().message + "; the run goes on without the probe");
+      probe.reset();
+      return;
+    }
+    append_curve(curve_path, {kMachineProbeRow, total_trials(), obs.elapsed_seconds, *seconds, 0.0});
+    probed_at = obs.elapsed_seconds;
+  };
+  probe_now();
+
   // Transfer rounds first, whatever the budget: every task with schedules from other runs.
   for (size_t t = 0; t < slots.size(); ++t) {
     if (slots[t].transfer.empty()) continue;
@@ -318,6 +351,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     step.info += " (" + (*allocator)->reason() + ")";
     (*allocator)->observe(t, step.reward, obs);
     log_round(step);
+    if (obs.elapsed_seconds >= probed_at + config.probe_every_s) probe_now();
     if (step.terminated || step.truncated) break;
     if (obs.elapsed_seconds >= next_measure) {
       next_measure = obs.elapsed_seconds + config.network_every_s;
@@ -331,6 +365,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     }
   }
 
+  if (probed_at != obs.elapsed_seconds) probe_now();  // the end's machine, unless just probed
   // The per-task table, each best re-timed, then the network measured with the records.
   nlohmann::json summary = {{"network", config.network}, {"allocator", config.allocator},
                             {"agent", config.search.agent}, {"tasks", nlohmann::json::array()}};

@@ -309,6 +309,50 @@ TEST(TuneNetwork, AResumedRunGoesOnFromItsRounds) {
   fs::remove_all(root);
 }
 
+// The machine probe (experiments/machine_probe.h): one curve.csv row at the start and one after
+// every round once budget.probe_every_s has passed (here: every round), each a positive time
+// taken at its round's tuning clock; none of its timings reach the records; 0 turns it off.
+TEST(TuneNetwork, TheMachineProbeIsTimedBesideTheSearchNotInIt) {
+  const fs::path root = tiny_cnn_config("tessera_probe", "{trials: 24, batch_size: 4, probe_every_s: 0.000001}",
+                                        "{repeat: 1, min_repeat_ms: 1, warmup_ms: 0, retime_top: 0}");
+  const fs::path run = root / "run", config = root / "net.yaml";
+  std::string said;
+  ASSERT_EQ(run_capturing({kTessera, "tune", config.string()}, root / "first.txt", &said), 0) << said;
+  EXPECT_NE(said.find("machine probe: "), std::string::npos) << said;
+  // (task, elapsed, seconds) of curve.csv's rows of `task`
+  const auto rows_of = [&](const std::string& task) {
+    std::vector<std::pair<double, double>> rows;
+    std::istringstream in(read_file(run / "curve.csv"));
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::vector<std::string> cells;
+      std::stringstream fields(line);
+      for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+      if (cells.size() >= 4 && cells[0] == "\"" + task + "\"") rows.emplace_back(std::stod(cells[2]), std::stod(cells[3]));
+    }
+    return rows;
+  };
+  const auto probes = rows_of("<machine probe>"), rounds = rows_of("<network>");
+  ASSERT_GE(rounds.size(), 4u);
+  // fails if a round's probe is skipped or taken twice, or the start's is missing
+  ASSERT_EQ(probes.size(), rounds.size() + 1);
+  EXPECT_EQ(probes.front().first, 0.0);
+  for (size_t i = 0; i < rounds.size(); ++i) {
+    EXPECT_EQ(probes[i + 1].first, rounds[i].first) << "probe " << i + 1 << " not at its round's clock";
+  }
+  for (const auto& [elapsed, seconds] : probes) EXPECT_GT(seconds, 0.0) << "at " << elapsed << " s";
+  // fails if the probe's timings are recorded as the run's trials (a duplicate default schedule)
+  auto summary = nlohmann::json::parse(read_file(run / "summary.json"));
+  EXPECT_EQ(static_cast<int>(line_count(run / "records.jsonl")), summary.value("trials", -1));
+  // Off: a resume with probe_every_s 0 adds rounds and no probe.
+  ASSERT_EQ(run_capturing({kTessera, "tune", config.string(), "--set", "budget.trials=40", "--set", "budget.probe_every_s=0"},
+                          root / "second.txt", &said), 0) << said;
+  EXPECT_GT(rows_of("<network>").size(), rounds.size());
+  EXPECT_EQ(rows_of("<machine probe>").size(), probes.size());
+  fs::remove_all(root);
+}
+
 // Transfer-tuning between two models: the tiny CNN tuned briefly, then the same layers on a
 // larger input tuned from its records with no search (--budget.trials=0): every task gets
 // schedules carried over, the network runs with them, and a rerun measures nothing again.
