@@ -26,9 +26,9 @@ model with the issue's criteria:
    from the runs' estimates (*_estimated) and as the median over rounds of the two cuts' ratio
    in the same round (*_paired: a noisy stretch on one cut's rounds moves it less than the ratio
    of best rounds), the estimates' two ratios again with each run's machine speed divided out
-   (*_estimated_same_speed), "machine_speed_vs_first_run" (run -> "time_ratio": the geometric
-   mean of its time over the first run's on the schedules both measured, "same_schedules": how
-   many), for runs with a machine probe (experiments/machine_probe.h) "probe" (run -> its
+   (*_estimated_same_speed), "machine_speed_vs_first_run" (run -> "time_ratio": the median of
+   its time over the first run's on the schedules both measured, "geometric_mean" of the same,
+   "same_schedules": how many), for runs with a machine probe (experiments/machine_probe.h) "probe" (run -> its
    timings' count, median, ratio to the first probed run's median, and 10th/90th percentiles over
    its median) and "estimated_ms_probe_speed" (run -> mark -> the estimate with each task's best
    read at the first probed run's probe speed, by the probe's timings within --probe-window
@@ -41,6 +41,7 @@ name, MODEL_ALLOCATOR); lines name the run by its directory too, so two runs of 
 first harl run's. Runs only when named; never in CI.
 """
 import argparse
+import bisect
 import csv
 import json
 import math
@@ -120,15 +121,30 @@ def curve_at(run_dir, seconds):
 
 def schedule_times(run_dir):
     """Each schedule the run measured correctly (its task and steps), with the median of its first
-    measurement (not the fastest of several: a run that re-timed a schedule more would read faster)."""
+    measurement (not the fastest of several: a run that re-timed a schedule more would read faster)
+    and its trial number (1 for the run's first record)."""
     times = {}
-    for line in read_lines(run_dir, "records.jsonl"):
+    for trial, line in enumerate(read_lines(run_dir, "records.jsonl"), 1):
         record = json.loads(line)
         if record.get("error") != "none" or not record.get("costs"):
             continue
         key = record.get("workload_key", "") + json.dumps(record.get("steps"), sort_keys=True)
-        times.setdefault(key, statistics.median(record["costs"]))
+        times.setdefault(key, (statistics.median(record["costs"]), trial))
     return times
+
+
+def trial_clock(run_dir):
+    """trial number -> the tuning clock at the end of the round that measured it, from curve.csv's
+    estimate rows (trials counted after each round)."""
+    rows = []
+    with open(os.path.join(run_dir, "curve.csv")) as f:
+        rows = [(int(r["trial"]), float(r["elapsed_seconds"])) for r in csv.DictReader(f) if r["task"] == "<network>"]
+    trials = [n for n, _ in rows]
+
+    def clock(trial):
+        i = bisect.bisect_left(trials, trial)
+        return rows[min(i, len(rows) - 1)][1] if rows else 0.0
+    return clock
 
 
 def machine_speed(times, reference):
@@ -136,12 +152,15 @@ def machine_speed(times, reference):
     the schedules both runs measured (the tasks' default schedules, and whatever both searches
     reached), of this run's time over the reference's. Two runs of one sitting are timed up to an
     hour apart, and the estimates (sums of what each run measured) carry that drift; the same
-    schedule timed in both runs names it. (ratio, count); (None, 0) with nothing in common."""
+    schedule timed in both runs names it. (median ratio, geometric mean, count); (None, None, 0)
+    with nothing in common. The median is the one to divide by: a few single timings far off
+    (a kernel first timed in a neighbour's burst) pull the mean, by 16% on one ResNet-50 task's
+    fourteen schedules once (median 0.981, geometric mean 0.838; stop 80)."""
     common = [k for k in times if k in reference]
     if not common:
-        return None, 0
-    logs = [math.log(times[k] / reference[k]) for k in common]
-    return math.exp(sum(logs) / len(logs)), len(common)
+        return None, None, 0
+    logs = [math.log(times[k][0] / reference[k][0]) for k in common]
+    return math.exp(statistics.median(logs)), math.exp(sum(logs) / len(logs)), len(common)
 
 
 def probe_timings(run_dir):
@@ -292,8 +311,9 @@ def main():
     times = {run: schedule_times(d) for run, d in zip(run_names, args.run_dirs)}
     # run -> (its time / the first run's on the same schedules, how many schedules)
     speed = {run: machine_speed(times[run], times[run_names[0]]) for run in run_names}
-    summary["machine_speed_vs_first_run"] = {run: {"same_schedules": c, "time_ratio": round(r, 4) if r else None}
-                                             for run, (r, c) in speed.items()}
+    summary["machine_speed_vs_first_run"] = {run: {"same_schedules": c, "time_ratio": round(r, 4) if r else None,
+                                                   "geometric_mean": round(g, 4) if g else None}
+                                             for run, (r, g, c) in speed.items()}
     # The probe: each run's median timing over the first run's (the machine's speed by one fixed
     # kernel, to set beside the same-schedules ratio above), and the estimates at the first run's
     # probe speed, task by task at the minutes each best was timed.
@@ -315,6 +335,16 @@ def main():
                 "p10_p90": [round(times_of_run[len(times_of_run) // 10] / median, 3),
                             round(times_of_run[(len(times_of_run) * 9) // 10] / median, 3)]}
             probe_estimates[run] = estimates_at_probe_speed(d, probes[run], reference, marks, args.probe_window)
+            # The test of the probe: the same schedules' ratio, each timing first divided by the
+            # probe's near it. Near 1 where the raw ratio is not: the probe saw the drift.
+            if run != probed[0]:
+                first_dir = args.run_dirs[run_names.index(probed[0])]
+                at_probe = {}
+                for r, directory in ((run, d), (probed[0], first_dir)):
+                    clock = trial_clock(directory)
+                    at_probe[r] = {k: (t / probe_near(probes[r], clock(n), args.probe_window), n) for k, (t, n) in times[r].items()}
+                ratio = machine_speed(at_probe[run], at_probe[probed[0]])[0]
+                summary["probe"][run]["same_schedules_ratio_at_probe_speed"] = round(ratio, 4) if ratio else None
         summary["estimated_ms_probe_speed"] = {run: {m: round(v, 3) for m, v in e.items()}
                                                for run, e in probe_estimates.items() if e}
     first = {}  # allocator -> its first run named
