@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <mutex>
 
 #include "agents/plugin_loader.h"
@@ -88,6 +89,22 @@ Result<void> save_cost_model(const env::CostModel& model, const std::string& pat
   auto* proxy = dynamic_cast<const env::RewardProxy*>(&model);
   if (!proxy || proxy->samples() == 0) return {};
   return proxy->save(path);
+}
+
+env::TaskOptions task_options(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measurer) {
+  const std::filesystem::path dir(config.run_dir);
+  env::TaskOptions options;
+  options.measure = config.measure;
+  options.measure.threads = config.threads;
+  options.build.timeout_s = config.measure.compile_timeout_s;
+  options.records_path = (dir / "records.jsonl").string();
+  options.retimes_path = (dir / "retimed.jsonl").string();
+  options.confirm_rounds = config.confirm_rounds;
+  options.confirm_within = config.confirm_within;
+  options.seed = config.seed;
+  options.checks_dir = checks_dir_of(config.run_dir);
+  options.measurer = std::move(measurer);
+  return options;
 }
 
 }  // namespace tessera::experiments

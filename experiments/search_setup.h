@@ -10,6 +10,7 @@
 
 #include "agents/search_agent.h"
 #include "env/cost_model.h"
+#include "env/tuning_task.h"
 #include "experiments/config.h"
 
 namespace tessera::experiments {
@@ -36,6 +37,11 @@ bool needs_cost_model(const SearchSpec& spec);
 Result<std::unique_ptr<agents::SearchAgent>> make_agent(const SearchSpec& spec, uint64_t seed,
                                                         std::shared_ptr<env::CostModel> model,
                                                         const std::string& state_dir = "");
+
+// The options a run's tasks are measured with: the config's timing protocol, threads, compile
+// timeout, confirmations and seed; records, re-timings and reference checks kept in its run
+// directory; `measurer` (null: each task's own LocalMeasurer).
+env::TaskOptions task_options(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measurer);
 
 // Saves the model if it is a RewardProxy that has learned something (for transfer).
 Result<void> save_cost_model(const env::CostModel& model, const std::string& path);

@@ -179,18 +179,8 @@ int run_tune(const TuneConfig& config, std::shared_ptr<runtime::Measurer> measur
       append_curve(curve_path, point);
       curve.push_back(point);
     };
-    env::TaskOptions options;
+    env::TaskOptions options = task_options(config, measurer);
     options.on_measured = [&](const env::Measurement&) { add_curve_point(); };
-    options.measure = config.measure;
-    options.measure.threads = config.threads;
-    options.build.timeout_s = config.measure.compile_timeout_s;
-    options.records_path = records_path;
-    options.retimes_path = (dir / "retimed.jsonl").string();
-    options.confirm_rounds = config.confirm_rounds;
-    options.confirm_within = config.confirm_within;
-    options.seed = config.seed;
-    options.checks_dir = checks_dir_of(config.run_dir);
-    options.measurer = measurer;
     if (gpu) {
       runtime::cuda::CudaBuildOptions build;
       build.arch = config.cuda_arch;

@@ -105,17 +105,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   // reference outputs its correctness checks compare with (seconds for a large conv), so they
   // are made on every core, with a line as each is ready.
   const size_t count = fused->tasks.size();
-  env::TaskOptions task_options;
-  task_options.measure = config.measure;
-  task_options.measure.threads = config.threads;
-  task_options.build.timeout_s = config.measure.compile_timeout_s;
-  task_options.records_path = records_path;
-  task_options.retimes_path = (dir / "retimed.jsonl").string();
-  task_options.confirm_rounds = config.confirm_rounds;
-  task_options.confirm_within = config.confirm_within;
-  task_options.seed = config.seed;
-  task_options.checks_dir = checks_dir_of(config.run_dir);
-  task_options.measurer = measurer;
+  const env::TaskOptions options = task_options(config, measurer);
   log.say("preparing " + std::to_string(count) + " tasks (sketches and reference outputs)");
   std::vector<std::optional<Result<std::unique_ptr<env::TuningTask>>>> created(count);
   const Clock::time_point preparing = Clock::now();
@@ -124,7 +114,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     std::mutex say;
     auto work = [&] {
       for (size_t t = next++; t < count; t = next++) {
-        created[t] = env::TuningTask::create(fused->tasks[t].dag, task_options);
+        created[t] = env::TuningTask::create(fused->tasks[t].dag, options);
         std::lock_guard<std::mutex> lock(say);
         log.say("  [" + std::to_string(++ready) + "/" + std::to_string(count) + "] " + fused->tasks[t].name);
       }
@@ -311,7 +301,7 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
     for (size_t t = 1; t < slots.size(); ++t) {
       if (network[t].weight * network[t].flops > network[heaviest].weight * network[heaviest].flops) heaviest = t;
     }
-    auto made = MachineProbe::create(slots[heaviest].fused->dag, task_options);
+    auto made = MachineProbe::create(slots[heaviest].fused->dag, options);
     if (made) {
       probe = std::move(*made);
       log.say("machine probe: " + slots[heaviest].fused->name + " at its default schedule, " +
