@@ -93,6 +93,9 @@ if [ "${TESSERA_E2E_BUILD:-1}" != 0 ]; then
     log "building tessera_libtorch_baseline failed: LibTorch columns will be null"
   "${lock[@]}" cmake --build "$build" --target tessera >&2 ||
     log "building tessera failed: Tessera columns will be null"
+elif [ ! -x "$build/tessera_libtorch_baseline" ]; then
+  # Said now, not only in the JSON after an hour of tuning (bench/e2e_tune.sh).
+  log "TESSERA_E2E_BUILD=0 and $build/tessera_libtorch_baseline is missing: LibTorch columns will be null (ninja -C build tessera_libtorch_baseline)"
 fi
 
 mkdir -p "$work"
