@@ -148,8 +148,8 @@ def trial_clock(run_dir):
 
 
 def machine_speed(times, reference):
-    """How much slower the machine ran `times`' run than `reference`'s: the geometric mean, over
-    the schedules both runs measured (the tasks' default schedules, and whatever both searches
+    """How much slower the machine ran `times`' run than `reference`'s: the median, over the
+    schedules both runs measured (the tasks' default schedules, and whatever both searches
     reached), of this run's time over the reference's. Two runs of one sitting are timed up to an
     hour apart, and the estimates (sums of what each run measured) carry that drift; the same
     schedule timed in both runs names it. (median ratio, geometric mean, count); (None, None, 0)
@@ -309,7 +309,7 @@ def main():
     summary["estimated_ms"] = {a: {m: round(v, 3) for m, v in e.items()} for a, e in estimates.items()}
     run_names = list(allocator_of_run)  # in the order named, as args.run_dirs
     times = {run: schedule_times(d) for run, d in zip(run_names, args.run_dirs)}
-    # run -> (its time / the first run's on the same schedules, how many schedules)
+    # run -> (median and geometric mean of its time / the first run's on the same schedules, how many)
     speed = {run: machine_speed(times[run], times[run_names[0]]) for run in run_names}
     summary["machine_speed_vs_first_run"] = {run: {"same_schedules": c, "time_ratio": round(r, 4) if r else None,
                                                    "geometric_mean": round(g, 4) if g else None}
