@@ -319,7 +319,7 @@ TEST(TuneNetwork, TheMachineProbeIsTimedBesideTheSearchNotInIt) {
   std::string said;
   ASSERT_EQ(run_capturing({kTessera, "tune", config.string()}, root / "first.txt", &said), 0) << said;
   EXPECT_NE(said.find("machine probe: "), std::string::npos) << said;
-  // (task, elapsed, seconds) of curve.csv's rows of `task`
+  // (tuning clock, seconds) of curve.csv's rows of `task`
   const auto rows_of = [&](const std::string& task) {
     std::vector<std::pair<double, double>> rows;
     std::istringstream in(read_file(run / "curve.csv"));
