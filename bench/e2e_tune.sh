@@ -31,6 +31,13 @@
 #   {"case": "e2e_tune_transfer", "model": "mobilenetv2", "from": "resnet50", "transfer_ms",
 #    "untuned_ms", "tuned_ms" (full tuning, first allocator), "share_of_speedup"
 #    ((untuned - transfer) / (untuned - tuned))}
+# TESSERA_E2E_SLICE_S (default 0: each run in one go) > 0 interleaves the allocators' runs: each
+# tunes SLICE seconds of its budget, then the next allocator's run takes its turn, and each run
+# resumes from its run directory (records, rounds replayed into the allocator) for the next
+# slice, until all reach TESSERA_E2E_SECONDS. The machine's speed drifts 2-6% between runs 20
+# minutes apart (bench/NOTES.md, stops 79-80); interleaved, the runs share its slow and fast
+# minutes. Slices before the last skip the end's re-timing (measure.retime_top=0), which a run
+# in one go does only once.
 # Environment: TESSERA_E2E_SECONDS (default 1200), TESSERA_E2E_MODELS (default
 # "resnet50 mobilenetv2 bert_base"), TESSERA_E2E_ALLOCATORS (default "harl gradient
 # round_robin"), TESSERA_SEED (default 1), TESSERA_E2E_AGENT (default the network default,
@@ -44,6 +51,8 @@ read -r -a allocators <<<"${TESSERA_E2E_ALLOCATORS:-harl gradient round_robin}"
 seed=${TESSERA_SEED:-1}
 final_rounds=${TESSERA_E2E_FINAL_ROUNDS:-3}
 cut_rounds=${TESSERA_E2E_CUT_ROUNDS:-6}
+slice=${TESSERA_E2E_SLICE_S:-0}
+[[ "$slice" =~ ^[0-9]+$ ]] || { echo "e2e_tune: TESSERA_E2E_SLICE_S takes whole seconds, not '$slice'" >&2; exit 2; }
 agent=()
 [ -n "${TESSERA_E2E_AGENT:-}" ] && agent=(--set "search.agent=$TESSERA_E2E_AGENT")
 work="$build/e2e_tune"
@@ -91,14 +100,26 @@ for m in "${models[@]}"; do
   baseline[$m]=$(TESSERA_E2E_THREADS=1 "$root/bench/e2e.sh" "e2e_${m}_1t" | tail -n 1)
   onnx="$build/models/$m.onnx"
   [ -f "$onnx" ] || { log "$m: no model at $onnx (bench/e2e.sh could not export it)"; continue; }
+  # The budget marks each run is tuned to in turn: the whole budget at once, or slice by slice.
+  ends=$(/usr/bin/python3 -c "
+s, b = $slice, $seconds
+print(' '.join(str(min(b, s * k)) for k in range(1, -(-b // s) + 1)) if 0 < s < b else b)")
+  for a in "${allocators[@]}"; do rm -rf "$work/${m}_$a" "$work/${m}_$a.out" "$work/${m}_$a.log"; done
+  for end in $ends; do
+    retime=()
+    [ "$end" = "$seconds" ] || retime=(--set measure.retime_top=0)
+    for a in "${allocators[@]}"; do
+      dir="$work/${m}_$a"
+      log "$m, allocator $a: tuning to $end s of $seconds (log: $dir.log)"
+      rm -f "$dir/summary.json"  # a slice that fails leaves none, not the last slice's
+      "$build/tessera" tune "$onnx" --set "run_dir=$dir" --set "allocator=$a" --set "seed=$seed" "${agent[@]}" \
+        --set "budget.seconds=$end" --set budget.trials=1000000 --set "budget.network_every_s=$every" "${retime[@]}" \
+        >>"$dir.out" 2>>"$dir.log"
+    done
+  done
   run_dirs=()
   for a in "${allocators[@]}"; do
     dir="$work/${m}_$a"
-    rm -rf "$dir"
-    log "$m, allocator $a: tuning for $seconds s (log: $dir.log)"
-    "$build/tessera" tune "$onnx" --set "run_dir=$dir" --set "allocator=$a" --set "seed=$seed" "${agent[@]}" \
-      --set "budget.seconds=$seconds" --set budget.trials=1000000 --set "budget.network_every_s=$every" \
-      >"$dir.out" 2>"$dir.log"
     if [ ! -f "$dir/summary.json" ]; then
       echo "{\"case\": \"e2e_tune\", \"model\": \"$m\", \"allocator\": \"$a\", \"error\": \"no summary.json; see $dir.log\"}"
       continue
