@@ -226,6 +226,21 @@ fs::path tiny_cnn_config(const std::string& name, const std::string& budget, con
   return root;
 }
 
+// (tuning clock, seconds) of the rows of `task` in RUN/curve.csv, in file order.
+std::vector<std::pair<double, double>> curve_rows(const fs::path& run, const std::string& task) {
+  std::vector<std::pair<double, double>> rows;
+  std::istringstream in(read_file(run / "curve.csv"));
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+    if (cells.size() >= 4 && cells[0] == "\"" + task + "\"") rows.emplace_back(std::stod(cells[2]), std::stod(cells[3]));
+  }
+  return rows;
+}
+
 // A whole network (the tiny CNN of tests/integration/models): killed at random moments and
 // resumed, nothing measured is lost and nothing is measured twice; the last run measures the
 // network end to end with the tuned kernels.
@@ -319,20 +334,7 @@ TEST(TuneNetwork, TheMachineProbeIsTimedBesideTheSearchNotInIt) {
   std::string said;
   ASSERT_EQ(run_capturing({kTessera, "tune", config.string()}, root / "first.txt", &said), 0) << said;
   EXPECT_NE(said.find("machine probe: "), std::string::npos) << said;
-  // (tuning clock, seconds) of curve.csv's rows of `task`
-  const auto rows_of = [&](const std::string& task) {
-    std::vector<std::pair<double, double>> rows;
-    std::istringstream in(read_file(run / "curve.csv"));
-    std::string line;
-    std::getline(in, line);  // header
-    while (std::getline(in, line)) {
-      std::vector<std::string> cells;
-      std::stringstream fields(line);
-      for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
-      if (cells.size() >= 4 && cells[0] == "\"" + task + "\"") rows.emplace_back(std::stod(cells[2]), std::stod(cells[3]));
-    }
-    return rows;
-  };
+  const auto rows_of = [&](const std::string& task) { return curve_rows(run, task); };
   const auto probes = rows_of("<machine probe>"), rounds = rows_of("<network>");
   ASSERT_GE(rounds.size(), 4u);
   // fails if a round's probe is skipped or taken twice, or the start's is missing
@@ -350,6 +352,36 @@ TEST(TuneNetwork, TheMachineProbeIsTimedBesideTheSearchNotInIt) {
                           root / "second.txt", &said), 0) << said;
   EXPECT_GT(rows_of("<network>").size(), rounds.size());
   EXPECT_EQ(rows_of("<machine probe>").size(), probes.size());
+  fs::remove_all(root);
+}
+
+// A run that spent its seconds, resumed with a larger budget.seconds, tunes only the
+// difference: its tuning clock goes on from where it stopped (bench/e2e_tune.sh's
+// TESSERA_E2E_SLICE_S interleaves a sitting's runs this way). Fails if the resume starts the
+// clock at 0 (the second run's first round reads under the first run's end, and it tunes the
+// whole budget again) or counts the spent seconds twice (the second run tunes nothing).
+TEST(TuneNetwork, AResumedRunsClockGoesOnFromWhereItStopped) {
+  const fs::path root = tiny_cnn_config("tessera_clock", "{trials: 1000000, seconds: 1, batch_size: 4}",
+                                        "{repeat: 1, min_repeat_ms: 1, warmup_ms: 0, retime_top: 0}");
+  const fs::path run = root / "run", config = root / "net.yaml";
+  std::string said;
+  ASSERT_EQ(run_capturing({kTessera, "tune", config.string()}, root / "first.txt", &said), 0) << said;
+  const auto first = curve_rows(run, "<network>");
+  ASSERT_FALSE(first.empty()) << said;
+  const double stopped = first.back().first;
+  ASSERT_GE(stopped, 1.0) << "the first run ended before its budget:\n" << said;
+  ASSERT_EQ(run_capturing({kTessera, "tune", config.string(), "--set", "budget.seconds=2"}, root / "second.txt", &said), 0)
+      << said;
+  const auto both = curve_rows(run, "<network>");
+  ASSERT_GT(both.size(), first.size()) << said;
+  double previous = stopped;
+  for (size_t i = first.size(); i < both.size(); ++i) {
+    EXPECT_GE(both[i].first, previous) << "round row " << i << " of curve.csv";
+    previous = both[i].first;
+  }
+  // It stopped at the new budget: its last round began before 2 s and ended after.
+  EXPECT_LT(both[both.size() - 2].first, 2.0);
+  EXPECT_GE(both.back().first, 2.0);
   fs::remove_all(root);
 }
 
