@@ -7,7 +7,8 @@
 # allocator, `tessera tune MODEL.onnx` from an empty run directory (build/e2e_tune/MODEL_ALLOC)
 # for TESSERA_E2E_SECONDS of tuning, the network measured end to end every quarter of it
 # (budget.network_every_s), and prints one JSON line:
-#   {"case": "e2e_tune", "model", "allocator", "seconds", "seed", "cpu", "measured_ms_at"
+#   {"case": "e2e_tune", "model", "allocator", "seconds", "seed", "cpu", "slice_s" (0: in one
+#    go; else TESSERA_E2E_SLICE_S, below), "measured_ms_at"
 #    (the first measurement at or after 1/4, 1/2 and all of the budget, keyed by seconds),
 #    "measured_ms" (at the end), "estimated_ms", "trials", "untuned_ms", "ort_ms", "libtorch_ms",
 #    "ratio_vs_ort" (ORT ms / tuned ms), "ratio_vs_libtorch", "seconds_to_reach" (tuning seconds
@@ -64,9 +65,9 @@ every=$(/usr/bin/python3 -c "print(max(1.0, $seconds / 4))")
 
 # The measured latency at the first measurement at or after each quarter mark, from summary.json.
 summarize() {  # summary.json, baseline line, allocator, model, final line
-  /usr/bin/python3 - "$@" "$seconds" "$seed" "$cpu" <<'PY'
+  /usr/bin/python3 - "$@" "$seconds" "$seed" "$cpu" "$slice" <<'PY'
 import json, sys
-summary_path, baseline, allocator, model, final_line, seconds, seed, cpu = sys.argv[1:9]
+summary_path, baseline, allocator, model, final_line, seconds, seed, cpu, slice_s = sys.argv[1:10]
 seconds = float(seconds)
 s = json.load(open(summary_path))
 b = json.loads(baseline) if baseline.strip() else {}
@@ -85,7 +86,7 @@ for h in history:
 tuned = s.get("measured_ms")
 ort, lt = b.get("ort_ms"), b.get("libtorch_ms")
 print(json.dumps({"case": "e2e_tune", "model": model, "allocator": allocator, "seconds": seconds,
-                  "seed": int(seed), "cpu": cpu, "measured_ms_at": at, "measured_ms": tuned,
+                  "seed": int(seed), "cpu": cpu, "slice_s": int(slice_s), "measured_ms_at": at, "measured_ms": tuned,
                   "estimated_ms": s.get("estimated_ms"), "trials": s.get("trials"),
                   "untuned_ms": b.get("tessera_ms"), "ort_ms": ort, "libtorch_ms": lt,
                   "ratio_vs_ort": ort / tuned if ort and tuned else None,

@@ -7,7 +7,8 @@
 #   bench/run.sh e2e                whole networks against ONNX Runtime and LibTorch (bench/e2e.sh;
 #                                   also e2e_MODEL, e2e_MODEL_Nt); runs only when named
 #   bench/run.sh e2e_tune           whole networks tuned by each allocator at one wall budget
-#                                   (bench/e2e_tune.sh; TESSERA_E2E_SECONDS, _MODELS, _ALLOCATORS)
+#                                   (bench/e2e_tune.sh; TESSERA_E2E_SECONDS, _MODELS, _ALLOCATORS,
+#                                   _SLICE_S to interleave the runs)
 #   bench/run.sh mpi_scaling        one tuning with 1 process and 2 and 3 MPI ranks (bench/mpi_scaling.sh)
 # Builds what it needs first (release build in build/). OpenBLAS reads OPENBLAS_CORETYPE and
 # OPENBLAS_L2_SIZE when it loads; this machine's environment sets them to values that halve its
