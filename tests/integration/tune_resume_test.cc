@@ -213,7 +213,11 @@ TEST(TuneResume, AnotherMachinesRecordsAreRefusedAndNothingIsWritten) {
 
 // A fresh directory `name`_PID under the temp directory with net.yaml: the tiny CNN of
 // tests/integration/models tuned into ROOT/run by the gradient scheduler over random search.
-fs::path tiny_cnn_config(const std::string& name, const std::string& budget, const std::string& measure) {
+// One timing per candidate, no warm-up and no re-timing at the end: what a test of the run's
+// bookkeeping needs, not of its timing.
+const std::string kQuickMeasure = "{repeat: 1, min_repeat_ms: 1, warmup_ms: 0, retime_top: 0}";
+
+fs::path tiny_cnn_config(const std::string& name, const std::string& budget, const std::string& measure = kQuickMeasure) {
   const fs::path root = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
   fs::remove_all(root);
   fs::create_directories(root);
@@ -301,8 +305,7 @@ TEST(TuneNetwork, KilledAtRandomMomentsLosesAndRepeatsNothing) {
 // log is not written, not read, or read without telling the allocator: the gradient scheduler
 // then warms every task up again after each resume).
 TEST(TuneNetwork, AResumedRunGoesOnFromItsRounds) {
-  const fs::path root = tiny_cnn_config("tessera_rounds", "{trials: 24, batch_size: 4}",
-                                        "{repeat: 1, min_repeat_ms: 1, warmup_ms: 0, retime_top: 0}");
+  const fs::path root = tiny_cnn_config("tessera_rounds", "{trials: 24, batch_size: 4}");
   const fs::path run = root / "run", config = root / "net.yaml";
   std::string said;
   ASSERT_EQ(run_capturing({kTessera, "tune", config.string()}, root / "first.txt", &said), 0) << said;
@@ -328,8 +331,7 @@ TEST(TuneNetwork, AResumedRunGoesOnFromItsRounds) {
 // every round once budget.probe_every_s has passed (here: every round), each a positive time
 // taken at its round's tuning clock; none of its timings reach the records; 0 turns it off.
 TEST(TuneNetwork, TheMachineProbeIsTimedBesideTheSearchNotInIt) {
-  const fs::path root = tiny_cnn_config("tessera_probe", "{trials: 24, batch_size: 4, probe_every_s: 0.000001}",
-                                        "{repeat: 1, min_repeat_ms: 1, warmup_ms: 0, retime_top: 0}");
+  const fs::path root = tiny_cnn_config("tessera_probe", "{trials: 24, batch_size: 4, probe_every_s: 0.000001}");
   const fs::path run = root / "run", config = root / "net.yaml";
   std::string said;
   ASSERT_EQ(run_capturing({kTessera, "tune", config.string()}, root / "first.txt", &said), 0) << said;
@@ -361,8 +363,7 @@ TEST(TuneNetwork, TheMachineProbeIsTimedBesideTheSearchNotInIt) {
 // clock at 0 (the second run's first round reads under the first run's end, and it tunes the
 // whole budget again) or counts the spent seconds twice (the second run tunes nothing).
 TEST(TuneNetwork, AResumedRunsClockGoesOnFromWhereItStopped) {
-  const fs::path root = tiny_cnn_config("tessera_clock", "{trials: 1000000, seconds: 1, batch_size: 4}",
-                                        "{repeat: 1, min_repeat_ms: 1, warmup_ms: 0, retime_top: 0}");
+  const fs::path root = tiny_cnn_config("tessera_clock", "{trials: 1000000, seconds: 1, batch_size: 4}");
   const fs::path run = root / "run", config = root / "net.yaml";
   std::string said;
   ASSERT_EQ(run_capturing({kTessera, "tune", config.string()}, root / "first.txt", &said), 0) << said;
