@@ -211,12 +211,12 @@ TEST(TuneResume, AnotherMachinesRecordsAreRefusedAndNothingIsWritten) {
   fs::remove_all(root);
 }
 
-// A fresh directory `name`_PID under the temp directory with net.yaml: the tiny CNN of
-// tests/integration/models tuned into ROOT/run by the gradient scheduler over random search.
 // One timing per candidate, no warm-up and no re-timing at the end: what a test of the run's
 // bookkeeping needs, not of its timing.
 const std::string kQuickMeasure = "{repeat: 1, min_repeat_ms: 1, warmup_ms: 0, retime_top: 0}";
 
+// A fresh directory `name`_PID under the temp directory with net.yaml: the tiny CNN of
+// tests/integration/models tuned into ROOT/run by the gradient scheduler over random search.
 fs::path tiny_cnn_config(const std::string& name, const std::string& budget, const std::string& measure = kQuickMeasure) {
   const fs::path root = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
   fs::remove_all(root);
