@@ -37,8 +37,9 @@
 # resumes from its run directory (records, rounds replayed into the allocator) for the next
 # slice, until all reach TESSERA_E2E_SECONDS. The machine's speed drifts 2-6% between runs 20
 # minutes apart (bench/NOTES.md, stops 79-80); interleaved, the runs share its slow and fast
-# minutes. Slices before the last skip the end's re-timing (measure.retime_top=0), which a run
-# in one go does only once.
+# stretches, if the slices are shorter than those (stop 81: 300 s slices left the runs' median
+# speeds 2.4-2.9% apart; a resume costs about 8 s outside the budget). Slices before the last
+# skip the end's re-timing (measure.retime_top=0), which a run in one go does only once.
 # Environment: TESSERA_E2E_SECONDS (default 1200), TESSERA_E2E_MODELS (default
 # "resnet50 mobilenetv2 bert_base"), TESSERA_E2E_ALLOCATORS (default "harl gradient
 # round_robin"), TESSERA_SEED (default 1), TESSERA_E2E_AGENT (default the network default,
@@ -104,7 +105,7 @@ for m in "${models[@]}"; do
   # The budget marks each run is tuned to in turn: the whole budget at once, or slice by slice.
   ends=$(/usr/bin/python3 -c "
 s, b = $slice, $seconds
-print(' '.join(str(min(b, s * k)) for k in range(1, -(-b // s) + 1)) if 0 < s < b else b)")
+print(' '.join(str(min(b, s * k)) for k in range(1, int(-(-b // s)) + 1)) if 0 < s < b else b)")
   for a in "${allocators[@]}"; do rm -rf "$work/${m}_$a" "$work/${m}_$a.out" "$work/${m}_$a.log"; done
   for end in $ends; do
     retime=()
