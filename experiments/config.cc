@@ -178,6 +178,14 @@ std::optional<std::string> layout_of_run(const std::string& run) {
   return config.contains("layout") && config["layout"].is_string() ? config["layout"].get<std::string>() : "nchw";
 }
 
+std::optional<bool> winograd_of_run(const std::string& run) {
+  std::ifstream file(std::filesystem::path(run_directory_of(run)) / "config.yaml");
+  if (!file) return std::nullopt;
+  nlohmann::json config = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
+  if (!config.is_object() || !config.contains("network")) return std::nullopt;
+  return config.contains("winograd") && config["winograd"].is_boolean() && config["winograd"].get<bool>();
+}
+
 Result<TuneConfig> load_network_config(const std::string& model, const std::vector<std::string>& overrides) {
   YAML::Node root;
   root["run_dir"] = "runs/" + std::filesystem::path(model).stem().string();
@@ -198,7 +206,7 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     if (auto r = apply_override(root, o); !r) return r.error();
   }
   Reader r(path, overrides);
-  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "plugins", "target", "tasks", "network", "layout", "allocator", "transfer", "search", "proxy", "budget", "measure", "mpi"}); !ok) {
+  if (auto ok = r.only_keys(root, "", {"run_dir", "seed", "plugins", "target", "tasks", "network", "layout", "winograd", "allocator", "transfer", "search", "proxy", "budget", "measure", "mpi"}); !ok) {
     return ok.error();
   }
   TuneConfig c;
@@ -260,6 +268,10 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     TRY_ASSIGN(c.layout, r.text(l, "layout"));
     if (auto parsed = graph::parse_layout(c.layout); !parsed) return r.error(l, "layout", parsed.error().message);
     if (c.network.empty()) return r.error(l, "layout", "layout is for network runs (a config with network:)");
+  }
+  if (const YAML::Node w = root["winograd"]) {
+    TRY_ASSIGN(c.winograd, r.boolean(w, "winograd"));
+    if (c.network.empty()) return r.error(w, "winograd", "winograd is for network runs (a config with network:)");
   }
   if (const YAML::Node tr = root["transfer"]) {
     if (c.network.empty()) return r.error(tr, "transfer", "transfer is for network runs (a config with network:)");
@@ -496,6 +508,7 @@ nlohmann::json resolved_config(const TuneConfig& c) {
     out.erase("tasks");
     out["network"] = c.network;
     out["layout"] = c.layout;
+    out["winograd"] = c.winograd;
     out["allocator"] = c.allocator;
     out["transfer"] = c.transfer;
     out["budget"]["network_every_s"] = c.network_every_s;

@@ -69,6 +69,9 @@ struct TuneConfig {
   // on CPU: convolutions vectorize over channels with no copies) or "nchw" (the model's own;
   // the default for cuda targets). Tasks, and so records, differ between the two.
   std::string layout = "nhwc";
+  // NHWC 3x3 convs that qualify computed by Winograd F(2x2, 3x3) (graph/winograd.h); their
+  // tasks, and so records, differ from the direct convs'.
+  bool winograd = true;
   // Other runs (directories or records files) whose records measured on this machine seed
   // each task's first round before any search (env/transfer.h); network runs only.
   std::vector<std::string> transfer;
@@ -116,6 +119,10 @@ std::string checks_dir_of(const std::string& records);
 // directory or a records file in one): its `layout`, "nchw" for a network run from before
 // layouts were chosen, nothing where there is no network run's config.
 std::optional<std::string> layout_of_run(const std::string& run);
+// Whether a network run computed its eligible convs by Winograd, from the same config.yaml: its
+// `winograd`, false for a network run from before Winograd convs, nothing where there is no
+// network run's config.
+std::optional<bool> winograd_of_run(const std::string& run);
 // `tessera tune MODEL.onnx`: the config of a network run with every default (run_dir
 // runs/<model name>, evolutionary search with the proxy, harl allocator, 2,000 trials or 20
 // minutes), overrides on top.

@@ -159,10 +159,13 @@ int run_inspect(const std::vector<std::string>& args) {
   graph::ImportOptions options;
   std::string path;
   graph::ActivationLayout layout = graph::ActivationLayout::kNHWC;
+  bool winograd = true;
   for (size_t i = 0; i < args.size(); ++i) {
     const size_t eq = i + 1 < args.size() ? args[i + 1].find('=') : std::string::npos;
     if (args[i] == "--layout" && i + 1 < args.size() && graph::parse_layout(args[i + 1])) {
       layout = *graph::parse_layout(args[++i]);
+    } else if (args[i] == "--winograd" && i + 1 < args.size() && (args[i + 1] == "on" || args[i + 1] == "off")) {
+      winograd = args[++i] == "on";
     } else if (args[i] == "--dim" && eq != std::string::npos && eq > 0) {
       options.dim_values[args[i + 1].substr(0, eq)] = std::atoll(args[i + 1].c_str() + eq + 1);
       ++i;
@@ -174,7 +177,7 @@ int run_inspect(const std::vector<std::string>& args) {
     }
   }
   if (path.empty()) {
-    std::fprintf(stderr, "usage: tessera inspect MODEL.onnx [--layout nhwc|nchw] [--dim NAME=VALUE ...]\n");
+    std::fprintf(stderr, "usage: tessera inspect MODEL.onnx [--layout nhwc|nchw] [--winograd on|off] [--dim NAME=VALUE ...]\n");
     return 2;
   }
   auto raw = graph::import_onnx(path, options);
@@ -182,7 +185,7 @@ int run_inspect(const std::vector<std::string>& args) {
     std::fprintf(stderr, "%s\n", raw.error().message.c_str());
     return 1;
   }
-  auto prepared = graph::prepare_network(*raw, layout);
+  auto prepared = graph::prepare_network(*raw, layout, winograd);
   if (!prepared) {
     std::fprintf(stderr, "%s\n", prepared.error().message.c_str());
     return 1;

@@ -55,12 +55,14 @@ const Command kCommands[] = {
     {"replay", "tessera replay RUN_DIR",
      "Recompile the best schedule of each task, check it against the reference again and re-measure\n"
      "it; exits non-zero if any fails."},
-    {"inspect", "tessera inspect MODEL.onnx [--layout nhwc|nchw] [--dim NAME=VALUE ...]",
+    {"inspect", "tessera inspect MODEL.onnx [--layout nhwc|nchw] [--winograd on|off] [--dim NAME=VALUE ...]",
      "Import an ONNX model, fold its constants (BatchNormalization into convs, shape arithmetic)\n"
      "and fuse it into tasks; print each task's fused ops, output shape, FLOPs and weight (its\n"
-     "occurrences). --dim gives a value to a symbolic input dimension, e.g. --dim batch=1."},
+     "occurrences). --dim gives a value to a symbolic input dimension, e.g. --dim batch=1.\n"
+     "--winograd off keeps every conv direct (on: NHWC 3x3 stride-1 convs on maps of at least\n"
+     "32 2x2 blocks compute by Winograd F(2x2, 3x3), graph/winograd.h)."},
     {"run",
-     "tessera run MODEL.onnx [--records DIR_OR_FILE] [--threads N] [--input IN.bin] [--output OUT.bin] [--runs N] [--seed N] [--json] [--no-check] [--dim NAME=VALUE ...]",
+     "tessera run MODEL.onnx [--records DIR_OR_FILE] [--layout nhwc|nchw] [--winograd on|off] [--threads N] [--input IN.bin] [--output OUT.bin] [--runs N] [--seed N] [--json] [--no-check] [--dim NAME=VALUE ...]",
      "Run one inference of an ONNX model: import, fold, fuse, compile every task (its fastest\n"
      "correct schedule recorded on this machine in --records, else a default schedule; each\n"
      "kernel checked against the reference at load), check the outputs against the\n"
@@ -68,7 +70,8 @@ const Command kCommands[] = {
      "print the latency (median of >= 20 runs after warm-up, or --runs) and a per-task time\n"
      "table. Inputs: raw little-endian float32 from --input (all graph inputs, in order), else\n"
      "uniform [-1, 1) from --seed (1). --output writes the first output as raw float32. --json\n"
-     "ends stdout with one JSON line (the table then goes to stderr)."},
+     "ends stdout with one JSON line (the table then goes to stderr). --layout and --winograd\n"
+     "default to what the records' run tuned with (a run from before Winograd convs: off)."},
     {"proxy-eval",
      "tessera proxy-eval RECORDS... [--config FILE] [--holdout 0.2] [--top-k 10] [--epochs 200] [--min-gap 0] [--seed 1] [--save FILE]",
      "Train the reward proxy on part of the records and report its pairwise ranking accuracy and\n"

@@ -31,6 +31,7 @@ constexpr double kMinTimedSeconds = 1.0;
 struct Args {
   std::string model, records, input, output;
   std::string layout;  // empty: the records' run's (experiments::layout_of_run), else nhwc
+  std::string winograd;  // "on", "off"; empty: the records' run's (winograd_of_run), else on
   int threads = 1, runs = 0;  // runs 0: at least kMinRuns, more until kMinTimedSeconds
   uint64_t seed = 1;
   bool json = false, check = true;
@@ -38,7 +39,7 @@ struct Args {
 };
 
 const char* kUsage =
-    "usage: tessera run MODEL.onnx [--records DIR_OR_FILE] [--layout nhwc|nchw] [--threads N] [--input IN.bin] "
+    "usage: tessera run MODEL.onnx [--records DIR_OR_FILE] [--layout nhwc|nchw] [--winograd on|off] [--threads N] [--input IN.bin] "
     "[--output OUT.bin] [--runs N] [--seed N] [--json] [--no-check] [--dim NAME=VALUE ...]\n";
 
 bool parse_positive(const std::string& text, int64_t* out) {
@@ -63,6 +64,8 @@ bool parse_args(const std::vector<std::string>& args, Args* a) {
       (flag == "--records" ? a->records : flag == "--input" ? a->input : a->output) = args[++i];
     } else if (has_value && flag == "--layout" && graph::parse_layout(args[i + 1])) {
       a->layout = args[++i];
+    } else if (has_value && flag == "--winograd" && (args[i + 1] == "on" || args[i + 1] == "off")) {
+      a->winograd = args[++i];
     } else if (has_value && (flag == "--threads" || flag == "--runs" || flag == "--seed") &&
                parse_positive(args[i + 1], &number)) {
       if (flag == "--threads") a->threads = static_cast<int>(number);
@@ -162,7 +165,8 @@ int run_network(const std::vector<std::string>& args) {
   if (layout_text.empty()) layout_text = layout_of_run(a.records).value_or("nhwc");
   auto layout = graph::parse_layout(layout_text);
   if (!layout) return fail(layout.error().message);
-  auto prepared = graph::prepare_network(*raw, *layout);
+  const bool winograd = a.winograd.empty() ? winograd_of_run(a.records).value_or(true) : a.winograd == "on";
+  auto prepared = graph::prepare_network(*raw, *layout, winograd);
   if (!prepared) return fail(prepared.error().message);
   const graph::Graph* folded = &prepared->graph;
   const graph::NetworkTasks* network = &prepared->tasks;
@@ -173,8 +177,9 @@ int run_network(const std::vector<std::string>& args) {
   options.records = a.records;
   // The records' run directory keeps the checks, as the tune keeps its own there.
   options.checks_dir = checks_dir_of(a.records);
-  std::fprintf(stderr, "%s: %zu tasks, %zu kernel launches, %s activations; compiling and checking each kernel...\n",
-               a.model.c_str(), network->tasks.size(), network->order.size(), layout_text.c_str());
+  std::fprintf(stderr, "%s: %zu tasks, %zu kernel launches, %s activations%s; compiling and checking each kernel...\n",
+               a.model.c_str(), network->tasks.size(), network->order.size(), layout_text.c_str(),
+               winograd ? ", Winograd convs" : "");
   auto executor = runtime::NetworkExecutor::build(*folded, *network, options);
   if (!executor) return fail(executor.error().message);
   for (const std::string& w : executor->record_warnings()) std::fprintf(stderr, "warning: %s\n", w.c_str());

@@ -13,7 +13,7 @@ Result<std::vector<RunTask>> run_tasks(const TuneConfig& config) {
     if (!imported) return imported.error();
     auto layout = graph::parse_layout(config.layout);
     if (!layout) return layout.error();
-    auto prepared = graph::prepare_network(*imported, *layout);
+    auto prepared = graph::prepare_network(*imported, *layout, config.winograd);
     if (!prepared) return prepared.error();
     for (graph::FusedTask& t : prepared->tasks.tasks) tasks.push_back({t.name, std::move(t.dag)});
     return tasks;

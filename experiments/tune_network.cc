@@ -75,7 +75,13 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
                         "would not match these tasks (--set layout=%s resumes it; or choose another run_dir)\n",
                         config.run_dir.c_str(), earlier_layout->c_str(), config.layout.c_str(), earlier_layout->c_str()), 1;
   }
-  auto prepared = graph::prepare_network(*imported, *layout);
+  if (auto earlier = winograd_of_run(config.run_dir); earlier && *earlier != config.winograd) {
+    return std::fprintf(stderr, "tessera tune: run_dir '%s' was tuned %s Winograd convs and this run asks %s: its records "
+                        "would not match these tasks (--set winograd=%s resumes it; or choose another run_dir)\n",
+                        config.run_dir.c_str(), *earlier ? "with" : "without", config.winograd ? "for them" : "for none",
+                        *earlier ? "true" : "false"), 1;
+  }
+  auto prepared = graph::prepare_network(*imported, *layout, config.winograd);
   if (!prepared) return std::fprintf(stderr, "tessera tune: %s\n", prepared.error().message.c_str()), 1;
   const graph::Graph* folded = &prepared->graph;
   graph::NetworkTasks* fused = &prepared->tasks;

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "graph/channels_last.h"
+#include "graph/winograd.h"
 
 namespace tessera::graph {
 namespace {
@@ -122,6 +123,49 @@ Value conv(const Node& node, const Value& x, const Value& w, const Value* bias) 
               }
           out.data[((b * k + oc) * oh + y) * ow + xo] = acc;
         }
+  return out;
+}
+
+// A Winograd conv (winograd.h): NHWC input x, weights u [16, C, K] in the Winograd domain;
+// NHWC output. Each 2x2 output block is A^T [sum over c of U_c . (B^T d_c B)] A, with B^T and
+// A^T written out here (an implementation of its own, beside the tensor expressions).
+Value winograd_conv(const Node& node, const Value& x, const Value& u, const Value* bias) {
+  static const double bt[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+  static const double at[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+  const int64_t n = x.shape[0], h = x.shape[1], wd = x.shape[2], c = x.shape[3], k = u.shape[2];
+  auto pads = node.get_ints("pads", {0, 0, 0, 0});
+  const int64_t oh = h + pads[0] + pads[2] - 2, ow = wd + pads[1] + pads[3] - 2;
+  Value out = make({n, oh, ow, k});
+  std::vector<double> m(static_cast<size_t>(16 * k));
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ty = 0; ty < oh; ty += 2)
+      for (int64_t tx = 0; tx < ow; tx += 2) {
+        std::fill(m.begin(), m.end(), 0.0);
+        for (int64_t ic = 0; ic < c; ++ic) {
+          double d[4][4], v[4][4];
+          for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j) {
+              const int64_t iy = ty + i - pads[0], ix = tx + j - pads[1];
+              d[i][j] = iy < 0 || iy >= h || ix < 0 || ix >= wd ? 0.0 : x.data[((b * h + iy) * wd + ix) * c + ic];
+            }
+          for (int e = 0; e < 4; ++e)
+            for (int f = 0; f < 4; ++f) {
+              v[e][f] = 0;
+              for (int i = 0; i < 4; ++i)
+                for (int j = 0; j < 4; ++j) v[e][f] += bt[e][i] * d[i][j] * bt[f][j];
+            }
+          for (int ef = 0; ef < 16; ++ef)
+            for (int64_t oc = 0; oc < k; ++oc) m[ef * k + oc] += u.data[(ef * c + ic) * k + oc] * v[ef / 4][ef % 4];
+        }
+        for (int i = 0; i < 2 && ty + i < oh; ++i)
+          for (int j = 0; j < 2 && tx + j < ow; ++j)
+            for (int64_t oc = 0; oc < k; ++oc) {
+              double acc = bias ? bias->data[oc] : 0.0;
+              for (int e = 0; e < 4; ++e)
+                for (int f = 0; f < 4; ++f) acc += at[i][e] * m[(e * 4 + f) * k + oc] * at[j][f];
+              out.data[((b * oh + ty + i) * ow + tx + j) * k + oc] = acc;
+            }
+      }
   return out;
 }
 
@@ -446,6 +490,10 @@ Result<std::vector<Value>> evaluate_node(const Node& node, const std::vector<con
       return make_error("input " + std::to_string(i) + " is missing");
   }
   if (inputs.empty() || !inputs[0]) return make_error("input 0 is missing");
+  if (is_winograd(node)) {
+    auto out = winograd_conv(node, *inputs[0], *inputs[1], inputs.size() > 2 ? inputs[2] : nullptr);
+    return std::vector<Value>{std::move(out)};
+  }
   if (is_channels_last(node)) {
     // An NHWC conv or pool (graph/channels_last.h): the NCHW operator between transposes,
     // HWIO weights back to OIHW.

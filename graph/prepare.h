@@ -1,5 +1,5 @@
 // From an imported ONNX graph to the tasks Tessera tunes and runs: constant folding, the
-// network's activation layout (channels_last.h) and fusion, in the one order every command
+// network's activation layout (channels_last.h), Winograd convs (winograd.h) and fusion, in the one order every command
 // (tune, run, inspect) must share so that their tasks, and so their records, agree.
 #pragma once
 
@@ -24,6 +24,8 @@ struct PreparedNetwork {
   NetworkTasks tasks;
 };
 
-Result<PreparedNetwork> prepare_network(const Graph& imported, ActivationLayout layout);
+// `winograd`: NHWC convs that qualify compute by Winograd F(2x2, 3x3) (winograd.h); tasks, and
+// so records, differ with it too.
+Result<PreparedNetwork> prepare_network(const Graph& imported, ActivationLayout layout, bool winograd = true);
 
 }  // namespace tessera::graph

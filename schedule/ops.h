@@ -50,6 +50,19 @@ Result<ComputeDAG> conv2d(const Conv2dParams& p, bool pixels_as_one_axis = true)
 // builders that compose ops (graph/ fusion). The shapes of `x` and `w` must match `p`.
 Result<Tensor> conv2d_compute(const Tensor& x, const Tensor& w, const Conv2dParams& p);
 
+// A 3x3, stride-1 NHWC convolution by Winograd F(2x2, 3x3) (ops_winograd.cc): stages X
+// [N, H, W, C], U (constant [16, C, K]: the weights in the Winograd domain, from
+// winograd_weights), winograd_input [16, tiles, C], winograd_gemm [16, tiles, K] and conv
+// [N, OH, OW, K], the same values as conv2d's up to float rounding. Other kernels, strides,
+// dilations, groups or layouts are Errors.
+Result<ComputeDAG> conv2d_winograd(const Conv2dParams& p);
+// Its stages over given input [N, H, W, C] and transformed weights [16, C, K] (graph/ fusion).
+Result<Tensor> conv2d_winograd_compute(const Tensor& x, const Tensor& u, const Conv2dParams& p);
+// U for conv2d_winograd from NHWC weights W [3, 3, C, K]: [16, C, K], G g G^T per channel pair.
+std::vector<float> winograd_weights(const Conv2dParams& p, const std::vector<float>& w);
+// 2x2 output blocks along an output extent (a partial last block computes past the edge).
+int64_t winograd_tiles(int64_t out_extent);
+
 // Fused epilogues: Y = relu(conv + bias[k]) with bias of out_channels; stages X, W, bias, pad
 // (when padded), conv, Y; a pointwise conv's pixels as one axis, as conv2d.
 Result<ComputeDAG> conv2d_bias_relu(const Conv2dParams& p);

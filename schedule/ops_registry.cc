@@ -152,6 +152,19 @@ const std::vector<OpSpec>& registry() {
       {"conv2d_bias_relu_nhwc", {"n", "c", "h", "w", "k", "r", "s"},
        {{"stride", 1}, {"pad", 0}, {"dilation", 1}, {"groups", 1}},
        [](A a) { return build_conv(a, Layout::kNHWC, /*bias_relu=*/true); }},
+      {"conv2d_winograd_nhwc", {"n", "c", "h", "w", "k"}, {{"pad", 1}},
+       [](A a) {
+         Conv2dParams p;
+         p.batch = a["n"];
+         p.in_channels = a["c"];
+         p.height = a["h"];
+         p.width = a["w"];
+         p.out_channels = a["k"];
+         p.kernel_h = p.kernel_w = 3;
+         p.pad_h = p.pad_w = a["pad"];
+         p.layout = Layout::kNHWC;
+         return conv2d_winograd(p);
+       }},
       {"depthwise_conv2d", {"n", "c", "h", "w", "r", "s"},
        {{"stride", 1}, {"pad", 0}, {"dilation", 1}}, build_depthwise},
       // stride's default 0 is a placeholder: an absent stride means "the kernel size".

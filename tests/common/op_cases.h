@@ -47,6 +47,8 @@ inline std::vector<OpCase> op_cases() {
       {"conv2d_depthwise", [=] { return conv2d(depthwise); }},
       {"conv2d_nhwc", [=] { return conv2d(nhwc); }},
       {"conv2d_nhwc_grouped", [=] { return conv2d(nhwc_grouped); }},
+      // Odd map (9x9: a partial last 2x2 block) and channels that fill no vector evenly.
+      {"conv2d_winograd_nhwc", [=] { return conv2d_winograd(nhwc); }},
       {"max_pool2d", [=] { return max_pool2d(pool); }},
       {"avg_pool2d", [=] { return avg_pool2d(pool); }},
       {"global_avg_pool2d", [] { return global_avg_pool2d(1, 3, 5, 6); }},

@@ -427,6 +427,12 @@ TEST(TuneNetwork, PureTransferFromAnotherModelsRunRepeatsNothing) {
                           root / "err5.txt", &said), 1);
   EXPECT_NE(said.find("was tuned with nhwc activations and this run asks for nchw"), std::string::npos) << said;
   EXPECT_EQ(measured(source.string()), source_records);
+  // The same for Winograd convs (graph/winograd.h): their tasks differ from the direct convs'.
+  EXPECT_EQ(run_capturing({kTessera, "tune", models + "tiny_cnn.onnx", "--set", "run_dir=" + source.string(), "--set",
+                           "winograd=false", "--budget.trials=48"},
+                          root / "err6.txt", &said), 1);
+  EXPECT_NE(said.find("was tuned with Winograd convs and this run asks for none"), std::string::npos) << said;
+  EXPECT_EQ(measured(source.string()), source_records);
   fs::remove_all(root);
 }
 

@@ -40,6 +40,7 @@ const std::map<std::string, Params>& small_params() {
                        {"stride", 2}}},
       {"conv2d_bias_relu_nhwc", {{"n", 1}, {"c", 3}, {"h", 6}, {"w", 5}, {"k", 2}, {"r", 3}, {"s", 3},
                                  {"pad", 1}}},
+      {"conv2d_winograd_nhwc", {{"n", 1}, {"c", 3}, {"h", 6}, {"w", 5}, {"k", 2}}},
       {"depthwise_conv2d", {{"n", 1}, {"c", 3}, {"h", 5}, {"w", 5}, {"r", 3}, {"s", 3},
                             {"pad", 1}}},
       {"max_pool2d", {{"n", 1}, {"c", 2}, {"h", 4}, {"w", 4}, {"r", 2}, {"s", 2}}},
