@@ -80,20 +80,26 @@ Result<ComputeDAG> build_matmul(const Args& a) {
   return matmul(a["m"], a["n"], a["k"], a["trans_a"] == 1, a["trans_b"] == 1);
 }
 
-Result<ComputeDAG> build_conv(const Args& a, Layout layout, bool bias_relu = false) {
+// The image and channel extents every conv op takes: n, c, h, w, k.
+Conv2dParams conv_extents(const Args& a, Layout layout) {
   Conv2dParams p;
   p.batch = a["n"];
   p.in_channels = a["c"];
   p.height = a["h"];
   p.width = a["w"];
   p.out_channels = a["k"];
+  p.layout = layout;
+  return p;
+}
+
+Result<ComputeDAG> build_conv(const Args& a, Layout layout, bool bias_relu = false) {
+  Conv2dParams p = conv_extents(a, layout);
   p.kernel_h = a["r"];
   p.kernel_w = a["s"];
   p.stride_h = p.stride_w = a["stride"];
   p.pad_h = p.pad_w = a["pad"];
   p.dilation_h = p.dilation_w = a["dilation"];
   p.groups = a["groups"];
-  p.layout = layout;
   return bias_relu ? conv2d_bias_relu(p) : conv2d(p);
 }
 
@@ -154,15 +160,9 @@ const std::vector<OpSpec>& registry() {
        [](A a) { return build_conv(a, Layout::kNHWC, /*bias_relu=*/true); }},
       {"conv2d_winograd_nhwc", {"n", "c", "h", "w", "k"}, {{"pad", 1}},
        [](A a) {
-         Conv2dParams p;
-         p.batch = a["n"];
-         p.in_channels = a["c"];
-         p.height = a["h"];
-         p.width = a["w"];
-         p.out_channels = a["k"];
+         Conv2dParams p = conv_extents(a, Layout::kNHWC);
          p.kernel_h = p.kernel_w = 3;
          p.pad_h = p.pad_w = a["pad"];
-         p.layout = Layout::kNHWC;
          return conv2d_winograd(p);
        }},
       {"depthwise_conv2d", {"n", "c", "h", "w", "r", "s"},

@@ -39,6 +39,9 @@ Expr output_sign(const Expr& i, const Expr& a) {
   return select(eq(i, Expr(1)) && a >= Expr(1), float_imm(-1.0), float_imm(1.0));
 }
 
+// The bottom or right padding: `explicit_pad` when given (>= 0), else the top or left's.
+int64_t end_pad(int64_t explicit_pad, int64_t pad) { return explicit_pad >= 0 ? explicit_pad : pad; }
+
 }  // namespace
 
 int64_t winograd_tiles(int64_t out_extent) { return (out_extent + 1) / 2; }
@@ -54,8 +57,7 @@ Result<Tensor> conv2d_winograd_compute(const Tensor& x, const Tensor& u, const C
   }
   // The rest (positive extents, padding that leaves an output) as a plain convolution checks it.
   if (auto direct = conv2d(p, /*pixels_as_one_axis=*/false); !direct) return direct.error();
-  const int64_t pad_b = p.pad_bottom >= 0 ? p.pad_bottom : p.pad_h;
-  const int64_t pad_r = p.pad_right >= 0 ? p.pad_right : p.pad_w;
+  const int64_t pad_b = end_pad(p.pad_bottom, p.pad_h), pad_r = end_pad(p.pad_right, p.pad_w);
   const int64_t out_h = p.height + p.pad_h + pad_b - 2, out_w = p.width + p.pad_w + pad_r - 2;
   const int64_t tiles_h = winograd_tiles(out_h), tiles_w = winograd_tiles(out_w);
   const int64_t tiles = p.batch * tiles_h * tiles_w, c = p.in_channels, k = p.out_channels;
@@ -103,8 +105,7 @@ Result<ComputeDAG> conv2d_winograd(const Conv2dParams& p) {
   Tensor u = constant_input("U", {16, p.in_channels, p.out_channels});
   auto conv = conv2d_winograd_compute(x, u, p);
   if (!conv) return conv.error();
-  const int64_t pad_b = p.pad_bottom >= 0 ? p.pad_bottom : p.pad_h;
-  const int64_t pad_r = p.pad_right >= 0 ? p.pad_right : p.pad_w;
+  const int64_t pad_b = end_pad(p.pad_bottom, p.pad_h), pad_r = end_pad(p.pad_right, p.pad_w);
   std::ostringstream summary;
   summary << "conv2d_winograd N=" << p.batch << " C=" << p.in_channels << " H=" << p.height << " W=" << p.width
           << " K=" << p.out_channels << " R=3 S=3 stride=1,1 pad=" << p.pad_h << "," << p.pad_w;

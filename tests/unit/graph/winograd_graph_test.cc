@@ -5,14 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 #include "graph/interpret.h"
 #include "graph/onnx/import.h"
 #include "graph/prepare.h"
 #include "graph/winograd.h"
+#include "executor_check.h"
 #include "onnx_model_builder.h"
-#include "runtime/network_executor.h"
 
 namespace tessera::graph {
 namespace {
@@ -40,42 +39,41 @@ std::string mixed_convs() {
   return m.bytes();
 }
 
-std::map<std::string, std::vector<float>> random_inputs(const Graph& g) {
-  std::map<std::string, std::vector<float>> inputs;
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  for (const std::string& name : g.inputs)
-    for (int64_t i = 0; i < g.info(name)->num_elements(); ++i) inputs[name].push_back(dist(rng));
-  return inputs;
+// The model imported, and prepared in NHWC with Winograd convs; failures are test failures.
+std::pair<Graph, PreparedNetwork> mixed_prepared() {
+  auto raw = import_onnx_bytes(mixed_convs(), "model.onnx");
+  EXPECT_TRUE(raw.ok()) << (raw ? "" : raw.error().message);
+  if (!raw) return {};
+  auto prepared = prepare_network(*raw, ActivationLayout::kNHWC);
+  EXPECT_TRUE(prepared.ok()) << (prepared ? "" : prepared.error().message);
+  if (!prepared) return {};
+  return {*raw, *prepared};
 }
 
 // Fails if the eligibility test lets a strided, small-map or few-channel conv through, or
 // misses the one that qualifies.
 TEST(WinogradGraph, RewritesOnlyTheConvsThatQualify) {
-  auto raw = import_onnx_bytes(mixed_convs(), "model.onnx");
-  ASSERT_TRUE(raw.ok()) << raw.error().message;
-  auto prepared = prepare_network(*raw, ActivationLayout::kNHWC);
-  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto [raw, prepared] = mixed_prepared();
   std::vector<std::string> winograd;
-  for (const Node& n : prepared->graph.nodes) {
+  for (const Node& n : prepared.graph.nodes) {
     if (is_winograd(n)) winograd.push_back(n.outputs[0]);
   }
   ASSERT_EQ(winograd.size(), 1u);
   EXPECT_EQ(winograd[0].rfind("a", 0), 0u) << winograd[0];
-  for (const Node& n : prepared->graph.nodes) {
+  for (const Node& n : prepared.graph.nodes) {
     if (!is_winograd(n)) continue;
     // Its weights are the folded [16, C, K] transform; the HWIO weights nobody reads are gone.
-    EXPECT_EQ(prepared->graph.info(n.inputs[1])->shape, (std::vector<int64_t>{16, 16, 24}));
-    EXPECT_TRUE(prepared->graph.is_constant(n.inputs[1]));
+    EXPECT_EQ(prepared.graph.info(n.inputs[1])->shape, (std::vector<int64_t>{16, 16, 24}));
+    EXPECT_TRUE(prepared.graph.is_constant(n.inputs[1]));
   }
-  EXPECT_EQ(prepared->graph.constants.count("wa__hwio__winograd"), 1u);
-  EXPECT_EQ(prepared->graph.constants.count("wa__hwio"), 0u);
-  EXPECT_EQ(prepared->graph.constants.count("wb__hwio"), 1u);
+  EXPECT_EQ(prepared.graph.constants.count("wa__hwio__winograd"), 1u);
+  EXPECT_EQ(prepared.graph.constants.count("wa__hwio"), 0u);
+  EXPECT_EQ(prepared.graph.constants.count("wb__hwio"), 1u);
   // Without Winograd nothing is rewritten (and NCHW networks never are).
-  auto direct = prepare_network(*raw, ActivationLayout::kNHWC, /*winograd=*/false);
+  auto direct = prepare_network(raw, ActivationLayout::kNHWC, /*winograd=*/false);
   ASSERT_TRUE(direct.ok());
   for (const Node& n : direct->graph.nodes) EXPECT_FALSE(is_winograd(n)) << n.label();
-  auto nchw = prepare_network(*raw, ActivationLayout::kNCHW);
+  auto nchw = prepare_network(raw, ActivationLayout::kNCHW);
   ASSERT_TRUE(nchw.ok());
   for (const Node& n : nchw->graph.nodes) EXPECT_FALSE(is_winograd(n)) << n.label();
 }
@@ -93,16 +91,13 @@ double scale_of(const std::vector<double>& y) {
 // here). A wrong transform matrix, sign, tile origin or partial-block bound moves outputs by
 // whole products (0.1-1, on a scale of a few hundred), far past 1e-6 of the scale.
 TEST(WinogradGraph, InterpreterAgreesWithTheOriginalModel) {
-  auto raw = import_onnx_bytes(mixed_convs(), "model.onnx");
-  ASSERT_TRUE(raw.ok()) << raw.error().message;
-  auto prepared = prepare_network(*raw, ActivationLayout::kNHWC);
-  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-  const auto inputs = random_inputs(*raw);
-  auto want = interpret(*raw, inputs);
-  auto got = interpret(prepared->graph, inputs);
+  auto [raw, prepared] = mixed_prepared();
+  const auto inputs = testing::uniform_inputs(raw, 11);
+  auto want = interpret(raw, inputs);
+  auto got = interpret(prepared.graph, inputs);
   ASSERT_TRUE(want.ok()) << want.error().message;
   ASSERT_TRUE(got.ok()) << got.error().message;
-  for (const std::string& out : raw->outputs) {
+  for (const std::string& out : raw.outputs) {
     ASSERT_EQ(got->at(out).shape, want->at(out).shape) << out;
     const double tolerance = 1e-6 * scale_of(want->at(out).data);
     for (size_t i = 0; i < want->at(out).data.size(); ++i)
@@ -114,24 +109,10 @@ TEST(WinogradGraph, InterpreterAgreesWithTheOriginalModel) {
 // float32 rounding of sums of a few hundred terms (1e-5 of the scale; a wrong index errs by
 // 1e-3 of it or more).
 TEST(WinogradGraph, ExecutorRunsTheRewrittenNetwork) {
-  auto raw = import_onnx_bytes(mixed_convs(), "model.onnx");
-  ASSERT_TRUE(raw.ok()) << raw.error().message;
-  auto prepared = prepare_network(*raw, ActivationLayout::kNHWC);
-  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-  auto executor = runtime::NetworkExecutor::build(prepared->graph, prepared->tasks, {});
-  ASSERT_TRUE(executor.ok()) << executor.error().message;
-  const auto inputs = random_inputs(*raw);
-  auto want = interpret(*raw, inputs);
-  ASSERT_TRUE(want.ok()) << want.error().message;
-  auto got = executor->run(inputs, 1);
-  ASSERT_TRUE(got.ok()) << got.error().message;
-  for (const std::string& out : raw->outputs) {
-    const auto& w = want->at(out).data;
-    const auto& g = got->at(out);
-    ASSERT_EQ(g.size(), w.size()) << out;
-    const double tolerance = 1e-5 * scale_of(w);
-    for (size_t i = 0; i < w.size(); ++i) ASSERT_NEAR(g[i], w[i], tolerance) << out << " at " << i;
-  }
+  auto [raw, prepared] = mixed_prepared();
+  const auto errors = testing::executor_errors(raw, prepared, 11);
+  EXPECT_EQ(errors.size(), raw.outputs.size());
+  for (const auto& e : errors) EXPECT_LE(e.max_error, 1e-5 * e.scale) << e.name;
 }
 
 }  // namespace
