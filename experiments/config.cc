@@ -170,20 +170,29 @@ std::string checks_dir_of(const std::string& records) {
   return records.empty() ? "" : (std::filesystem::path(run_directory_of(records)) / "checks").string();
 }
 
-std::optional<std::string> layout_of_run(const std::string& run) {
+namespace {
+
+// The config.yaml beside `run` (written as JSON) when it is a network run's; nothing otherwise.
+std::optional<nlohmann::json> network_config_of(const std::string& run) {
   std::ifstream file(std::filesystem::path(run_directory_of(run)) / "config.yaml");
   if (!file) return std::nullopt;
   nlohmann::json config = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
   if (!config.is_object() || !config.contains("network")) return std::nullopt;
-  return config.contains("layout") && config["layout"].is_string() ? config["layout"].get<std::string>() : "nchw";
+  return config;
+}
+
+}  // namespace
+
+std::optional<std::string> layout_of_run(const std::string& run) {
+  auto config = network_config_of(run);
+  if (!config) return std::nullopt;
+  return config->contains("layout") && (*config)["layout"].is_string() ? (*config)["layout"].get<std::string>() : "nchw";
 }
 
 std::optional<bool> winograd_of_run(const std::string& run) {
-  std::ifstream file(std::filesystem::path(run_directory_of(run)) / "config.yaml");
-  if (!file) return std::nullopt;
-  nlohmann::json config = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
-  if (!config.is_object() || !config.contains("network")) return std::nullopt;
-  return config.contains("winograd") && config["winograd"].is_boolean() && config["winograd"].get<bool>();
+  auto config = network_config_of(run);
+  if (!config) return std::nullopt;
+  return config->contains("winograd") && (*config)["winograd"].is_boolean() && (*config)["winograd"].get<bool>();
 }
 
 Result<TuneConfig> load_network_config(const std::string& model, const std::vector<std::string>& overrides) {

@@ -50,6 +50,8 @@ Result<std::vector<BestOfTask>> load_bests(const std::string& run_dir, TuneConfi
   const std::filesystem::path dir(run_dir);
   auto config = load_config((dir / "config.yaml").string());
   if (!config) return config.error();
+  // A network run from before Winograd convs has no `winograd` key: its tasks were direct.
+  config->winograd = winograd_of_run(run_dir).value_or(config->winograd);
   auto file = runtime::read_records((dir / "records.jsonl").string());
   if (!file) return file.error();
   for (const std::string& w : file->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
