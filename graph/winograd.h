@@ -25,8 +25,9 @@ namespace tessera::graph {
 inline constexpr const char* kConvAlgorithmAttr = "algorithm";
 inline constexpr const char* kWinogradAlgorithm = "winograd_f2x2_3x3";
 inline constexpr int64_t kMinWinogradChannels = 16;
-// On a Zen 5 a 7x7 map (16 blocks) ran no faster by Winograd, 14x14 (49) 2x faster
-// (bench/NOTES.md, stop 82).
+// Alone, with its weights warm, a 14x14 map (49 blocks) ran 1.73-1.94x faster by Winograd on a
+// Zen 5 and a 7x7 map (16 blocks) 0.88x and 1.24x in two runs; in a network the weights come
+// cold each call, which costs the small map most (bench/NOTES.md, stop 82). Reasoned, not fitted.
 inline constexpr int64_t kMinWinogradTiles = 32;
 
 // Whether `node` is a Conv this pass rewrote.
