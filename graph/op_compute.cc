@@ -8,6 +8,7 @@
 #include <set>
 
 #include "graph/channels_last.h"
+#include "graph/conv_params.h"
 #include "graph/winograd.h"
 #include "schedule/ops.h"
 
@@ -141,38 +142,12 @@ Result<Tensor> conv(const Ctx& c) {
   auto x = c.tensor(0), w = c.tensor(1);
   if (!x) return x.error();
   if (!w) return w.error();
-  if ((*x)->shape.size() != 4)
-    return c.fail("only 2-D convolutions (4-D NCHW input) are supported");
-  const bool nhwc = is_channels_last(c.node);  // NHWC input, HWIO weights (channels_last.h)
-  const std::string auto_pad = c.node.get_string("auto_pad", "NOTSET");
-  if (auto_pad != "NOTSET" && auto_pad != "VALID")
-    return c.fail("auto_pad " + auto_pad + " is not supported");
-  auto st = c.node.get_ints("strides", {1, 1}), dil = c.node.get_ints("dilations", {1, 1});
-  auto pads = c.node.get_ints("pads", {0, 0, 0, 0});
-  if (st.size() != 2 || dil.size() != 2 || pads.size() != 4)
-    return c.fail("strides, dilations and pads must be 2-D");
-  schedule::Conv2dParams p;
-  const Shape& xs = (*x)->shape;
-  const Shape& ws = (*w)->shape;
-  const bool winograd = is_winograd(c.node);  // weights [16, C, K] (winograd.h)
-  if (winograd && (!nhwc || ws.size() != 3)) return c.fail("a Winograd conv needs NHWC input and [16, C, K] weights");
-  if (nhwc) {
-    p.layout = schedule::Layout::kNHWC;
-    p.batch = xs[0], p.height = xs[1], p.width = xs[2], p.in_channels = xs[3];
-    if (winograd) {
-      p.kernel_h = p.kernel_w = 3, p.out_channels = ws[2];
-    } else {
-      p.kernel_h = ws[0], p.kernel_w = ws[1], p.out_channels = ws[3];
-    }
-  } else {
-    p.batch = xs[0], p.in_channels = xs[1], p.height = xs[2], p.width = xs[3];
-    p.out_channels = ws[0], p.kernel_h = ws[2], p.kernel_w = ws[3];
-  }
-  p.stride_h = st[0], p.stride_w = st[1], p.dilation_h = dil[0], p.dilation_w = dil[1];
-  p.pad_h = pads[0], p.pad_w = pads[1], p.pad_bottom = pads[2], p.pad_right = pads[3];
-  p.groups = c.node.get_int("group", 1);
+  auto params = conv2d_params_of(c.node, (*x)->shape, (*w)->shape);
+  if (!params) return c.fail(params.error().message);
+  const schedule::Conv2dParams& p = *params;
+  const bool nhwc = p.layout == schedule::Layout::kNHWC;
   for (const char* stage : {"pad", "conv", "winograd_input", "winograd_gemm"}) c.names.reserve(stage);
-  auto out = winograd ? schedule::conv2d_winograd_compute(*x, *w, p) : schedule::conv2d_compute(*x, *w, p);
+  auto out = is_winograd(c.node) ? schedule::conv2d_winograd_compute(*x, *w, p) : schedule::conv2d_compute(*x, *w, p);
   if (!out) return c.fail(out.error().message);
   if (!c.has(2)) return out;
   const Operand& bias = c.in[2];

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "graph/channels_last.h"
+#include "graph/conv_params.h"
 #include "schedule/ops.h"
 
 namespace tessera::graph {
@@ -13,26 +14,23 @@ namespace {
 
 // The conv's parameters when it can and should run by Winograd.
 std::optional<schedule::Conv2dParams> winograd_params(const Graph& g, const Node& node) {
-  if (node.op_type != "Conv" || !is_channels_last(node) || !g.is_constant(node.input(1))) return std::nullopt;
+  if (node.op_type != "Conv" || !is_channels_last(node) || is_winograd(node) || !g.is_constant(node.input(1))) {
+    return std::nullopt;
+  }
   const TensorInfo* x = g.info(node.input(0));
   const TensorInfo* w = g.info(node.input(1));
   const TensorInfo* y = node.outputs.empty() ? nullptr : g.info(node.outputs[0]);
-  if (!x || !w || !y || x->shape.size() != 4 || w->shape.size() != 4 || y->shape.size() != 4) return std::nullopt;
-  if (node.get_ints("strides", {1, 1}) != std::vector<int64_t>{1, 1}) return std::nullopt;
-  if (node.get_ints("dilations", {1, 1}) != std::vector<int64_t>{1, 1}) return std::nullopt;
-  if (node.get_int("group", 1) != 1 || node.get_string("auto_pad", "NOTSET") != "NOTSET") return std::nullopt;
-  const auto pads = node.get_ints("pads", {0, 0, 0, 0});
-  if (pads.size() != 4) return std::nullopt;
-  schedule::Conv2dParams p;  // NHWC input, HWIO weights
-  p.layout = schedule::Layout::kNHWC;
-  p.batch = x->shape[0], p.height = x->shape[1], p.width = x->shape[2], p.in_channels = x->shape[3];
-  p.kernel_h = w->shape[0], p.kernel_w = w->shape[1], p.out_channels = w->shape[3];
-  p.pad_h = pads[0], p.pad_w = pads[1], p.pad_bottom = pads[2], p.pad_right = pads[3];
-  if (p.kernel_h != 3 || p.kernel_w != 3 || w->shape[2] != p.in_channels) return std::nullopt;
-  if (p.in_channels < kMinWinogradChannels || p.out_channels < kMinWinogradChannels) return std::nullopt;
-  const int64_t out_h = y->shape[1], out_w = y->shape[2];
-  if (schedule::winograd_tiles(out_h) * schedule::winograd_tiles(out_w) < kMinWinogradTiles) return std::nullopt;
-  return p;
+  if (!x || !w || !y || y->shape.size() != 4) return std::nullopt;
+  auto p = conv2d_params_of(node, x->shape, w->shape);
+  if (!p || p->kernel_h != 3 || p->kernel_w != 3 || w->shape[2] != p->in_channels) return std::nullopt;
+  if (p->stride_h != 1 || p->stride_w != 1 || p->dilation_h != 1 || p->dilation_w != 1 || p->groups != 1) {
+    return std::nullopt;
+  }
+  if (p->in_channels < kMinWinogradChannels || p->out_channels < kMinWinogradChannels) return std::nullopt;
+  if (schedule::winograd_tiles(y->shape[1]) * schedule::winograd_tiles(y->shape[2]) < kMinWinogradTiles) {
+    return std::nullopt;
+  }
+  return *p;
 }
 
 }  // namespace

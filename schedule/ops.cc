@@ -206,12 +206,9 @@ Result<ComputeDAG> dense_bias(int64_t m, int64_t n, int64_t k) {
 // ---------------------------------------------------------------------------------------------
 // Convolution
 
-namespace {
-
 int64_t pad_bottom_of(const Conv2dParams& p) { return p.pad_bottom < 0 ? p.pad_h : p.pad_bottom; }
 int64_t pad_right_of(const Conv2dParams& p) { return p.pad_right < 0 ? p.pad_w : p.pad_right; }
 
-// Checks every field of `p`; on success sets the output extents.
 Result<void> validate_conv2d(const Conv2dParams& p, int64_t* out_h, int64_t* out_w) {
   Validator v("conv2d");
   v.positive("batch", p.batch);
@@ -240,6 +237,8 @@ Result<void> validate_conv2d(const Conv2dParams& p, int64_t* out_h, int64_t* out
   if (!v.ok()) return v.error();
   return {};
 }
+
+namespace {
 
 std::vector<int64_t> conv2d_input_shape(const Conv2dParams& p) {
   if (p.layout == Layout::kNCHW) return {p.batch, p.in_channels, p.height, p.width};

@@ -40,6 +40,11 @@ struct Conv2dParams {
   Layout layout = Layout::kNCHW;
   int64_t pad_bottom = -1, pad_right = -1;  // -1: symmetric (pad_h / pad_w)
 };
+// The bottom and right padding: pad_bottom / pad_right when given, else pad_h / pad_w.
+int64_t pad_bottom_of(const Conv2dParams& p);
+int64_t pad_right_of(const Conv2dParams& p);
+// Checks every field of `p` (an Error naming the field); on success sets the output extents.
+Result<void> validate_conv2d(const Conv2dParams& p, int64_t* out_h, int64_t* out_w);
 // Stages: X (input), W (weights: [K, C/groups, R, S] for NCHW, [R, S, C/groups, K] for NHWC),
 // pad (when padding is non-zero), conv (output). A pointwise conv (1x1, stride 1, no padding)
 // in NCHW indexes its pixels as one axis "hw" (X [N, C, H*W], conv [N, K, H*W], the same

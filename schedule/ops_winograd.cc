@@ -12,7 +12,9 @@
 //                                  16 matrix products, where the schedule's tiling rules do
 //                                  the work they do for any matmul;
 //   conv[n, oh, ow, k]           = (A^T m A) at the output's place in its 2x2 block: a signed
-//                                  sum of 9 of the 16 products (A has three per row).
+//                                  sum of 9 of the 16 products (A has three per row), an
+//                                  elementwise stage that a network task's bias and relu
+//                                  take in (the sketch inlines it into them).
 // U = G g G^T, the weights in the Winograd domain, is a constant input: winograd_weights
 // computes it once from the convolution's weights (in double precision), as a network computes
 // constants at load. The multiplies drop 2.25x; the transforms add memory traffic, so the gain
@@ -33,14 +35,9 @@ Expr first_tap(const Expr& e) { return select(eq(e, Expr(3)), Expr(1), e); }
 Expr second_tap(const Expr& e) { return select(eq(e, Expr(2)), Expr(1), select(eq(e, Expr(3)), Expr(3), Expr(2))); }
 Expr second_sign(const Expr& e) { return select(eq(e, Expr(1)), float_imm(1.0), float_imm(-1.0)); }
 
-// Entry (i, e) of A^T (2x4) = [[1,1,1,0], [0,1,-1,-1]] for e = a + i (a in 0..2): row 0 sums
-// e = 0, 1, 2; row 1 takes e = 1 and subtracts e = 2, 3.
-Expr output_sign(const Expr& i, const Expr& a) {
-  return select(eq(i, Expr(1)) && a >= Expr(1), float_imm(-1.0), float_imm(1.0));
-}
-
-// The bottom or right padding: `explicit_pad` when given (>= 0), else the top or left's.
-int64_t end_pad(int64_t explicit_pad, int64_t pad) { return explicit_pad >= 0 ? explicit_pad : pad; }
+// A^T (2x4) = [[1,1,1,0], [0,1,-1,-1]]: output i of a block reads products e = a + i for a in
+// 0..2, the first (a = 0) added and the other two with one sign, -1 exactly when i = 1.
+Expr later_sign(const Expr& i) { return select(eq(i, Expr(1)), float_imm(-1.0), float_imm(1.0)); }
 
 }  // namespace
 
@@ -55,10 +52,8 @@ Result<Tensor> conv2d_winograd_compute(const Tensor& x, const Tensor& u, const C
   if (p.stride_h != 1 || p.stride_w != 1 || p.dilation_h != 1 || p.dilation_w != 1 || p.groups != 1) {
     return make_error("conv2d_winograd: stride, dilation and groups must be 1");
   }
-  // The rest (positive extents, padding that leaves an output) as a plain convolution checks it.
-  if (auto direct = conv2d(p, /*pixels_as_one_axis=*/false); !direct) return direct.error();
-  const int64_t pad_b = end_pad(p.pad_bottom, p.pad_h), pad_r = end_pad(p.pad_right, p.pad_w);
-  const int64_t out_h = p.height + p.pad_h + pad_b - 2, out_w = p.width + p.pad_w + pad_r - 2;
+  int64_t out_h = 0, out_w = 0;  // the rest (positive extents, an output left) as any conv
+  if (auto valid = validate_conv2d(p, &out_h, &out_w); !valid) return valid.error();
   const int64_t tiles_h = winograd_tiles(out_h), tiles_w = winograd_tiles(out_w);
   const int64_t tiles = p.batch * tiles_h * tiles_w, c = p.in_channels, k = p.out_channels;
   if (x->shape != std::vector<int64_t>{p.batch, p.height, p.width, c}) {
@@ -89,15 +84,17 @@ Result<Tensor> conv2d_winograd_compute(const Tensor& x, const Tensor& u, const C
   });
   Tensor gemm = reduce("winograd_gemm", {16, tiles, k}, {c}, ReduceKind::kSum, {input, u},
                        [&](const Exprs& ax, const Exprs& rd) { return input(ax[0], ax[1], rd[0]) * u(ax[0], rd[0], ax[2]); });
-  // Reduction axes (a, b) in 0..2 each: the output at (i, j) of its block sums the products at
-  // e = a + i, f = b + j with A^T's signs.
-  return reduce("conv", {p.batch, out_h, out_w, k}, {3, 3}, ReduceKind::kSum, {gemm},
-                [&](const Exprs& ax, const Exprs& rd) {
-                  Expr i = ax[1] % Expr(2), j = ax[2] % Expr(2);
-                  Expr tile = (ax[0] * Expr(tiles_h) + ax[1] / Expr(2)) * Expr(tiles_w) + ax[2] / Expr(2);
-                  Expr ef = (rd[0] + i) * Expr(4) + rd[1] + j;
-                  return output_sign(i, rd[0]) * output_sign(j, rd[1]) * gemm(ef, tile, ax[3]);
-                });
+  // The output at (i, j) of its block sums the 9 products at e = a + i, f = b + j (a, b in
+  // 0..2) with A^T's signs, written out as one elementwise stage rather than a reduction: in a
+  // network task the sketch inlines it into the bias and relu that read it, so the task writes
+  // its output in one pass.
+  return compute("conv", {p.batch, out_h, out_w, k}, {gemm}, [&](const Exprs& ax) {
+    Expr i = ax[1] % Expr(2), j = ax[2] % Expr(2);
+    Expr tile = (ax[0] * Expr(tiles_h) + ax[1] / Expr(2)) * Expr(tiles_w) + ax[2] / Expr(2);
+    auto product = [&](int64_t a, int64_t b) { return gemm((Expr(a) + i) * Expr(4) + Expr(b) + j, tile, ax[3]); };
+    auto row = [&](int64_t a) { return product(a, 0) + later_sign(j) * (product(a, 1) + product(a, 2)); };
+    return row(0) + later_sign(i) * (row(1) + row(2));
+  });
 }
 
 Result<ComputeDAG> conv2d_winograd(const Conv2dParams& p) {
@@ -105,7 +102,7 @@ Result<ComputeDAG> conv2d_winograd(const Conv2dParams& p) {
   Tensor u = constant_input("U", {16, p.in_channels, p.out_channels});
   auto conv = conv2d_winograd_compute(x, u, p);
   if (!conv) return conv.error();
-  const int64_t pad_b = end_pad(p.pad_bottom, p.pad_h), pad_r = end_pad(p.pad_right, p.pad_w);
+  const int64_t pad_b = pad_bottom_of(p), pad_r = pad_right_of(p);
   std::ostringstream summary;
   summary << "conv2d_winograd N=" << p.batch << " C=" << p.in_channels << " H=" << p.height << " W=" << p.width
           << " K=" << p.out_channels << " R=3 S=3 stride=1,1 pad=" << p.pad_h << "," << p.pad_w;

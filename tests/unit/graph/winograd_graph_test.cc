@@ -10,6 +10,7 @@
 #include "graph/onnx/import.h"
 #include "graph/prepare.h"
 #include "graph/winograd.h"
+#include "schedule/sketch.h"
 #include "executor_check.h"
 #include "onnx_model_builder.h"
 
@@ -102,6 +103,25 @@ TEST(WinogradGraph, InterpreterAgreesWithTheOriginalModel) {
     const double tolerance = 1e-6 * scale_of(want->at(out).data);
     for (size_t i = 0; i < want->at(out).data.size(); ++i)
       ASSERT_NEAR(got->at(out).data[i], want->at(out).data[i], tolerance) << out << " at " << i;
+  }
+}
+
+// Fails if the output transform is a stage of its own (a reduction, as it was first written),
+// so that the relu after a Winograd conv makes a second pass over the output: in conv a's task
+// every sketch must inline it into the relu and schedule only the transform and the products.
+TEST(WinogradGraph, TheReluTakesInTheOutputTransform) {
+  auto [raw, prepared] = mixed_prepared();
+  const FusedTask* task = nullptr;
+  for (const FusedTask& t : prepared.tasks.tasks) {
+    const bool relu = std::find(t.ops.begin(), t.ops.end(), "Relu") != t.ops.end();
+    if (relu && t.dag.stage_index("winograd_gemm") >= 0) task = &t;
+  }
+  ASSERT_NE(task, nullptr) << "no task holds conv a with its relu";
+  const auto sketches = schedule::generate_sketches(task->dag);
+  ASSERT_FALSE(sketches.empty());
+  for (const auto& sketch : sketches) {
+    EXPECT_EQ(sketch.id.find("conv:"), std::string::npos) << sketch.id;
+    EXPECT_NE(sketch.id.find("winograd_gemm:"), std::string::npos) << sketch.id;
   }
 }
 
