@@ -11,6 +11,34 @@ void GainCurve::add(int k, double gain) {
   if (sum_.size() <= i) sum_.resize(i + 1, 0), count_.resize(i + 1, 0);
   sum_[i] += std::clamp(gain, 0.0, 1.0);
   count_[i] += 1;
+  pool();
+}
+
+// Pool adjacent violators: the weighted means of indices k >= 3 made non-increasing in k, each
+// block of violators replaced by its rounds' mean. Indices without rounds are left out (the
+// prior's decay fills them in `at`).
+void GainCurve::pool() {
+  struct Block {
+    double mean, rounds;
+    size_t first;  // its first index; it runs to the next block's
+  };
+  std::vector<Block> blocks;
+  for (size_t i = 1; i < sum_.size(); ++i) {
+    if (count_[i] <= 0) continue;
+    blocks.push_back({sum_[i] / count_[i], count_[i], i});
+    while (blocks.size() >= 2 && blocks[blocks.size() - 2].mean < blocks.back().mean) {
+      const Block later = blocks.back();
+      blocks.pop_back();
+      Block& earlier = blocks.back();
+      earlier.mean = (earlier.mean * earlier.rounds + later.mean * later.rounds) / (earlier.rounds + later.rounds);
+      earlier.rounds += later.rounds;
+    }
+  }
+  pooled_.assign(sum_.size(), 0);
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const size_t end = b + 1 < blocks.size() ? blocks[b + 1].first : sum_.size();
+    for (size_t i = blocks[b].first; i < end; ++i) pooled_[i] = blocks[b].mean;
+  }
 }
 
 double GainCurve::at(int k) const {
@@ -21,7 +49,9 @@ double GainCurve::at(int k) const {
     const double decay = j == 2 ? 1.0 : static_cast<double>((j - 2) * (j - 2)) / static_cast<double>((j - 1) * (j - 1));
     const double prior = j == 2 ? 1.0 : mean * decay;
     const size_t i = static_cast<size_t>(j - 2);
-    const double sum = i < sum_.size() ? sum_[i] : 0, n = i < count_.size() ? count_[i] : 0;
+    const double n = i < count_.size() ? count_[i] : 0;
+    const double mean_here = j == 2 || i >= pooled_.size() ? (i < sum_.size() && n > 0 ? sum_[i] / n : 0) : pooled_[i];
+    const double sum = mean_here * n;  // the index's rounds, at its pooled mean
     // Past the first search round, never below the prior: an index where no task found
     // anything says gains there are rare, not gone. Without this floor each such index cuts the
     // curve by n + 1 (BERT's nine tasks: 10x a round), the late curve falls off exponentially,

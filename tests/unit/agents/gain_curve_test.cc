@@ -45,9 +45,25 @@ TEST(GainCurve, EmptyIndicesDecayAsThePriorNotGeometrically) {
   }
   for (int k = 4; k <= 40; ++k) EXPECT_NEAR(curve.at(k), curve.at(k - 1) * (k - 2) * (k - 2) / ((k - 1.0) * (k - 1)), 1e-15) << k;
   EXPECT_NEAR(curve.at(12), curve.at(3) * 4.0 / 121.0, 1e-15);
-  // An index whose tasks did gain is learned above the floor as before.
-  curve.add(41, 0.5);
-  EXPECT_GT(curve.at(41), 10 * curve.at(40));
+}
+
+// One task's late jump, at an index few tasks have reached, is pooled with the indices before
+// it: from the second search round on no index reads above the pooled mean. Fails without the
+// pooling: at(9) would read (0.3 + prior) / 2, about 15x at(8), and carry on (the floor) to every
+// later index, so a round deep in a search would look worth more than a task's third.
+TEST(GainCurve, ALoneLateJumpIsPooledWithTheIndicesBeforeIt) {
+  GainCurve curve;
+  for (int task = 0; task < 20; ++task) curve.add(2, 0.04), curve.add(3, 0.03);
+  for (int task = 0; task < 4; ++task)
+    for (int k = 4; k <= 8; ++k) curve.add(k, 0.005);
+  curve.add(9, 0.3);  // one task's jump in its ninth round
+  const double pooled = (20 * 0.005 + 0.3) / 21;  // indices 4-9, the rounds' mean
+  for (int k = 4; k <= 30; ++k) EXPECT_LE(curve.at(k), pooled + 1e-12) << k;
+  for (int k = 10; k <= 30; ++k) EXPECT_LT(curve.at(k), curve.at(k - 1)) << k;
+  EXPECT_LT(curve.at(9), curve.at(3));
+  // The jump still counts: each of indices 4-9 reads the pooled mean, shrunk toward the prior.
+  EXPECT_NEAR(curve.at(5), (4 * pooled + curve.at(4) * 9 / 16) / 5, 1e-12);
+  EXPECT_GT(curve.at(5), 0.005 * 2);
 }
 
 // Gains outside [0, 1] (a best that got worse, a bad record) are clamped, not learned as is.
