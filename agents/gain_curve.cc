@@ -49,9 +49,10 @@ double GainCurve::at(int k) const {
     const double decay = j == 2 ? 1.0 : static_cast<double>((j - 2) * (j - 2)) / static_cast<double>((j - 1) * (j - 1));
     const double prior = j == 2 ? 1.0 : mean * decay;
     const size_t i = static_cast<size_t>(j - 2);
-    const double n = i < count_.size() ? count_[i] : 0;
-    const double mean_here = j == 2 || i >= pooled_.size() ? (i < sum_.size() && n > 0 ? sum_[i] / n : 0) : pooled_[i];
-    const double sum = mean_here * n;  // the index's rounds, at its pooled mean
+    const bool learned_here = i < sum_.size();
+    const double n = learned_here ? count_[i] : 0;
+    // The index's rounds at their pooled mean; the first search round's as they are.
+    const double sum = !learned_here ? 0 : j == 2 ? sum_[i] : pooled_[i] * n;
     // Past the first search round, never below the prior: an index where no task found
     // anything says gains there are rare, not gone. Without this floor each such index cuts the
     // curve by n + 1 (BERT's nine tasks: 10x a round), the late curve falls off exponentially,
