@@ -12,8 +12,8 @@
 // The curve learns the mean gain of a k-th round from every task's rounds. From the second
 // search round on (k >= 3) the means are pooled to fall with k (pool-adjacent-violators,
 // weighted by rounds): deep indices hold few tasks' rounds, and one task's late jump there
-// read, unpooled, as the worth of every later index (on a Zen 5, stop 84, MobileNetV2's curve
-// at index 24 read 0.011 where 29 logged runs pooled give 0.001, and harl left seven small tasks
+// read, unpooled, as the worth of every later index (on a Zen 5, stop 83's MobileNetV2 run:
+// its curve at index 24 read 0.011 where 29 logged runs pooled give 0.0008; harl left seven small tasks
 // at one search round for nine minutes). Pooled, the lone jump is averaged with the indices
 // before it. Then each index is shrunk, with one round's weight, toward the index before it
 // decayed as 1/(k-1)^2. The prior at k = 2 is 1: an untried task is worth its whole share,
