@@ -17,7 +17,7 @@ Result<schedule::Conv2dParams> conv2d_params_of(const Node& node, const std::vec
   const auto pads = node.get_ints("pads", {0, 0, 0, 0});
   if (st.size() != 2 || dil.size() != 2 || pads.size() != 4) return make_error("strides, dilations and pads must be 2-D");
   const bool nhwc = is_channels_last(node), winograd = is_winograd(node);
-  if (winograd && (!nhwc || ws.size() != 3 || ws[0] != 16)) {
+  if (winograd && (!nhwc || ws.size() != 3 || ws[0] != schedule::kWinogradPoints)) {
     return make_error("a Winograd conv needs NHWC input and [16, C, K] weights");
   }
   if (!winograd && ws.size() != 4) return make_error("the weights must be 4-D");

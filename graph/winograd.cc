@@ -49,7 +49,7 @@ Result<Graph> use_winograd(const Graph& graph) {
     if (it == transformed.end()) {
       std::string name = w + "__winograd";
       for (int i = 1; out.tensors.count(name); ++i) name = w + "__winograd_" + std::to_string(i);
-      Constant u = make_constant(name, {16, p->in_channels, p->out_channels},
+      Constant u = make_constant(name, {schedule::kWinogradPoints, p->in_channels, p->out_channels},
                                  schedule::winograd_weights(*p, graph.constants.at(w).f32));
       out.tensors[name] = u.info;
       out.constants[name] = std::move(u);

@@ -38,7 +38,7 @@ namespace {
 using PyCandidate = std::pair<int, std::vector<int>>;
 
 PyCandidate to_py(const env::Candidate& c) { return {c.sketch, c.knobs}; }
-env::Candidate from_py(const PyCandidate& c) { return {c.first, c.second}; }
+env::Candidate from_py(const PyCandidate& c) { return {c.first, c.second, ""}; }
 
 // A candidate from Python, checked against the task (an index out of a knob's domain would
 // read past it): a ValueError instead.

@@ -67,6 +67,9 @@ Result<Tensor> conv2d_winograd_compute(const Tensor& x, const Tensor& u, const C
 std::vector<float> winograd_weights(const Conv2dParams& p, const std::vector<float>& w);
 // 2x2 output blocks along an output extent (a partial last block computes past the edge).
 int64_t winograd_tiles(int64_t out_extent);
+// The points of F(2x2, 3x3)'s 4x4 input tile: the leading extent of U and of the two
+// Winograd-domain stages, one matrix product per point.
+inline constexpr int64_t kWinogradPoints = 16;
 
 // Fused epilogues: Y = relu(conv + bias[k]) with bias of out_channels; stages X, W, bias, pad
 // (when padded), conv, Y; a pointwise conv's pixels as one axis, as conv2d.

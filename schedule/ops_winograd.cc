@@ -59,7 +59,7 @@ Result<Tensor> conv2d_winograd_compute(const Tensor& x, const Tensor& u, const C
   if (x->shape != std::vector<int64_t>{p.batch, p.height, p.width, c}) {
     return make_error("conv2d_winograd: input '" + x->name + "' does not have the parameters' NHWC shape");
   }
-  if (u->shape != std::vector<int64_t>{16, c, k}) {
+  if (u->shape != std::vector<int64_t>{kWinogradPoints, c, k}) {
     return make_error("conv2d_winograd: weights '" + u->name + "' are not [16, C, K] (winograd_weights)");
   }
 
@@ -73,7 +73,7 @@ Result<Tensor> conv2d_winograd_compute(const Tensor& x, const Tensor& u, const C
   };
   // Reduction axis t (0..3) picks one of the four signed taps of B^T d B: row tap t / 2,
   // column tap t % 2.
-  Tensor input = reduce("winograd_input", {16, tiles, c}, {4}, ReduceKind::kSum, {x}, [&](const Exprs& ax, const Exprs& rd) {
+  Tensor input = reduce("winograd_input", {kWinogradPoints, tiles, c}, {4}, ReduceKind::kSum, {x}, [&](const Exprs& ax, const Exprs& rd) {
     Expr e = ax[0] / Expr(4), f = ax[0] % Expr(4);
     Expr second_row = rd[0] / Expr(2), second_col = rd[0] % Expr(2);
     Expr row = tile_row(ax[1]) + select(eq(second_row, Expr(1)), second_tap(e), first_tap(e));
@@ -82,7 +82,7 @@ Result<Tensor> conv2d_winograd_compute(const Tensor& x, const Tensor& u, const C
                 select(eq(second_col, Expr(1)), second_sign(f), float_imm(1.0));
     return sign * input_at(tile_n(ax[1]), row, col, ax[2]);
   });
-  Tensor gemm = reduce("winograd_gemm", {16, tiles, k}, {c}, ReduceKind::kSum, {input, u},
+  Tensor gemm = reduce("winograd_gemm", {kWinogradPoints, tiles, k}, {c}, ReduceKind::kSum, {input, u},
                        [&](const Exprs& ax, const Exprs& rd) { return input(ax[0], ax[1], rd[0]) * u(ax[0], rd[0], ax[2]); });
   // The output at (i, j) of its block sums the 9 products at e = a + i, f = b + j (a, b in
   // 0..2) with A^T's signs, written out as one elementwise stage rather than a reduction: in a
@@ -99,7 +99,7 @@ Result<Tensor> conv2d_winograd_compute(const Tensor& x, const Tensor& u, const C
 
 Result<ComputeDAG> conv2d_winograd(const Conv2dParams& p) {
   Tensor x = placeholder("X", {p.batch, p.height, p.width, p.in_channels});
-  Tensor u = constant_input("U", {16, p.in_channels, p.out_channels});
+  Tensor u = constant_input("U", {kWinogradPoints, p.in_channels, p.out_channels});
   auto conv = conv2d_winograd_compute(x, u, p);
   if (!conv) return conv.error();
   const int64_t pad_b = pad_bottom_of(p), pad_r = pad_right_of(p);
@@ -115,7 +115,7 @@ std::vector<float> winograd_weights(const Conv2dParams& p, const std::vector<flo
   // G (4x3) = [[1,0,0], [1/2,1/2,1/2], [1/2,-1/2,1/2], [0,0,1]]; U = G g G^T per (c, k).
   static const double g[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
   const int64_t c = p.in_channels, k = p.out_channels;
-  std::vector<float> u(static_cast<size_t>(16 * c * k));
+  std::vector<float> u(static_cast<size_t>(kWinogradPoints * c * k));
   for (int64_t ci = 0; ci < c; ++ci) {
     for (int64_t ki = 0; ki < k; ++ki) {
       // NHWC weights are [R, S, C, K].

@@ -58,7 +58,9 @@ TEST(SelectBatch, FillsReservedSlotsWithThatSketchsBest) {
   // Sketch 1's three are its top three (scores 18, 19, 20).
   std::set<env::Candidate> top(batch.candidates.begin(), batch.candidates.end());
   for (const auto& [score, c] : s.candidates) {
-    if (c.sketch == 1) EXPECT_EQ(top.count(c) == 1, score > 17.5) << score;
+    if (c.sketch == 1) {
+      EXPECT_EQ(top.count(c) == 1, score > 17.5) << score;
+    }
   }
 }
 
@@ -92,7 +94,7 @@ TEST(SelectBatch, SpreadSkipsOneKnobVariationsOfAChosenCandidateWhileOthersAreLe
   std::vector<env::Candidate> near{centre};
   for (size_t k = 0; k < space.size(); ++k) {
     for (schedule::KnobValues& v : space.neighbours(centre.knobs, k)) {
-      near.push_back({centre.sketch, std::move(v)});
+      near.push_back({centre.sketch, std::move(v), ""});
       scored.emplace_back(900.0 - static_cast<double>(scored.size()), near.back());
     }
   }

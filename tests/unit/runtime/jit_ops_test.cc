@@ -25,12 +25,6 @@ std::vector<const StageState*> compute_stages(const State& state) {
   return out;
 }
 
-std::vector<std::string> names(const std::vector<Loop>& loops) {
-  std::vector<std::string> n;
-  for (const Loop& l : loops) n.push_back(l.name);
-  return n;
-}
-
 // Splits the innermost spatial loop by `factor` and moves its inner part innermost, vectorized.
 std::vector<Step> vectorize_inner(const StageState& s, int64_t factor) {
   const std::string name = s.op->name;
