@@ -46,7 +46,9 @@
 # in a fixed order read 1.0% apart the same way (stop 85). The estimates carry that speed.
 # Environment: TESSERA_E2E_SECONDS (default 1200), TESSERA_E2E_MODELS (default
 # "resnet50 mobilenetv2 bert_base"), TESSERA_E2E_ALLOCATORS (default "harl gradient
-# round_robin"), TESSERA_SEED (default 1), TESSERA_E2E_AGENT (default the network default,
+# round_robin"; an entry may carry settings for its run alone, ALLOCATOR:KEY=VALUE[,KEY=VALUE],
+# e.g. "harl harl:budget.batch_size=32" sits two harl runs that differ in their batch; its run
+# directory is MODEL_ALLOCATOR_KEY_VALUE), TESSERA_SEED (default 1), TESSERA_E2E_AGENT (default the network default,
 # evolutionary). Runs only when named; never in CI.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -65,6 +67,17 @@ work="$build/e2e_tune"
 mkdir -p "$work"
 cpu=$(grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*:[[:space:]]*//')
 log() { echo "e2e_tune: $*" >&2; }
+# An allocator entry's run directory name, allocator and --set arguments.
+run_name() { local e=$1; e=${e//[:=,]/_}; echo "${e//\//_}"; }
+run_allocator() { echo "${1%%:*}"; }
+run_sets() {  # one --set per KEY=VALUE after the colon, one word per line
+  [[ "$1" == *:* ]] || return 0
+  local kv; IFS=',' read -r -a kvs <<<"${1#*:}"
+  for kv in "${kvs[@]}"; do
+    [[ "$kv" == *=* ]] || { log "allocator entry '$1': '$kv' is not KEY=VALUE"; exit 2; }
+    printf -- '--set\n%s\n' "$kv"
+  done
+}
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 every=$(/usr/bin/python3 -c "print(max(1.0, $seconds / 4))")
 
@@ -110,7 +123,7 @@ for m in "${models[@]}"; do
   ends=$(/usr/bin/python3 -c "
 s, b = $slice, $seconds
 print(' '.join(str(min(b, s * k)) for k in range(1, int(-(-b // s)) + 1)) if 0 < s < b else b)")
-  for a in "${allocators[@]}"; do rm -rf "$work/${m}_$a" "$work/${m}_$a.out" "$work/${m}_$a.log"; done
+  for a in "${allocators[@]}"; do n=$(run_name "$a"); rm -rf "$work/${m}_$n" "$work/${m}_$n.out" "$work/${m}_$n.log"; done
   cycle=0
   for end in $ends; do
     retime=()
@@ -118,17 +131,18 @@ print(' '.join(str(min(b, s * k)) for k in range(1, int(-(-b // s)) + 1)) if 0 <
     first=$((cycle % ${#allocators[@]}))
     cycle=$((cycle + 1))
     for a in "${allocators[@]:first}" "${allocators[@]:0:first}"; do
-      dir="$work/${m}_$a"
+      dir="$work/${m}_$(run_name "$a")"
+      mapfile -t sets < <(run_sets "$a")
       log "$m, allocator $a: tuning to $end s of $seconds (log: $dir.log)"
       rm -f "$dir/summary.json"  # a slice that fails leaves none, not the last slice's
-      "$build/tessera" tune "$onnx" --set "run_dir=$dir" --set "allocator=$a" --set "seed=$seed" "${agent[@]}" \
-        --set "budget.seconds=$end" --set budget.trials=1000000 --set "budget.network_every_s=$every" "${retime[@]}" \
-        >>"$dir.out" 2>>"$dir.log"
+      "$build/tessera" tune "$onnx" --set "run_dir=$dir" --set "allocator=$(run_allocator "$a")" --set "seed=$seed" \
+        "${agent[@]}" --set "budget.seconds=$end" --set budget.trials=1000000 --set "budget.network_every_s=$every" \
+        "${retime[@]}" "${sets[@]}" >>"$dir.out" 2>>"$dir.log"
     done
   done
   run_dirs=()
   for a in "${allocators[@]}"; do
-    dir="$work/${m}_$a"
+    dir="$work/${m}_$(run_name "$a")"
     if [ ! -f "$dir/summary.json" ]; then
       echo "{\"case\": \"e2e_tune\", \"model\": \"$m\", \"allocator\": \"$a\", \"error\": \"no summary.json; see $dir.log\"}"
       continue
