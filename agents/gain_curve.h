@@ -13,12 +13,12 @@
 // search round on (k >= 3) the means are pooled to fall with k (pool-adjacent-violators,
 // weighted by rounds): deep indices hold few tasks' rounds, and one task's late jump there
 // read, unpooled, as the worth of every later index (on a Zen 5, stop 83's MobileNetV2 run:
-// its curve at index 24 read 0.011 where 29 logged runs pooled give 0.0008; harl left seven small tasks
-// at one search round for nine minutes). Pooled, the lone jump is averaged with the indices
-// before it. Then each index is shrunk, with one round's weight, toward the index before it
-// decayed as 1/(k-1)^2. The prior at k = 2 is 1: an untried task is worth its whole share,
-// Ansor's g - g/t optimism at t = 1. So an index
-// no task has reached yet is the last learned one, carried on along that decay. Past the first
+// its curve at index 24 read 0.011 where 29 logged runs pooled give 0.0008; harl left seven
+// small tasks at one search round for nine minutes). Pooled, the lone jump is averaged with the
+// indices before it. Then each index is shrunk, with one round's weight, toward the index
+// before it decayed as 1/(k-1)^2. The prior at k = 2 is 1: an untried task is worth its whole
+// share, Ansor's g - g/t optimism at t = 1. So an index no task has reached yet is the last
+// learned one, carried on along that decay. Past the first
 // search round an index never reads below that decay of the one before: searches deep in their
 // rounds gain rarely (on a Zen 5, BERT's heaviest dense layer gained over 0.1% only in its
 // 15th, 17th and 73rd rounds), so a run of empty indices says "rarer", not "never". The
