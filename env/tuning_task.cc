@@ -2,6 +2,7 @@
 #include "env/tuning_task.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "runtime/local_measurer.h"
 #include "runtime/timing.h"
@@ -160,7 +161,8 @@ int TuningTask::restore(const std::vector<runtime::MeasureRecord>& records) {
       fail_on_retime(known->second, r.error, r.message);
       continue;
     }
-    known->second.result.costs.insert(known->second.result.costs.end(), r.costs.begin(), r.costs.end());
+    const std::vector<double> comparable = r.comparable_costs();
+    known->second.result.costs.insert(known->second.result.costs.end(), comparable.begin(), comparable.end());
   }
   choose_best();
   return restored;
@@ -236,6 +238,18 @@ std::vector<Retimed> TuningTask::time_again(const std::vector<const Measurement*
   options_.measurer->retime(dag_, schedules, rounds, [&](size_t i, runtime::MeasureResult result) {
     if (i < out.size()) take(out[i], result);
   });
+  // The re-timing's speed against the earlier timings of the same schedules: the lowest of their
+  // ratios. A ratio is the minute's speed over the luck of that schedule's earlier timings (the
+  // re-timed were chosen for fast ones); the schedule timed least luckily reads the minute's
+  // speed. Divided by it, the re-timings keep their side-by-side order and sit on the scale of
+  // every other schedule's first timings, so a re-timing on a slow minute does not push the
+  // re-timed behind schedules never re-timed (runtime::MeasureRecord::scale). A lucky one still
+  // falls behind its rivals. One schedule alone: its earlier timings stand.
+  double scale = INFINITY;
+  for (const Retimed& r : out) {
+    if (r.ok() && r.search_seconds > 0) scale = std::min(scale, r.seconds() / r.search_seconds);
+  }
+  if (!std::isfinite(scale) || scale <= 0) scale = 1;
   // The new timings join the records, so that whatever ranks schedules by their records (the
   // network executor: runtime/record_bests.h) sees them beside the first, luckiest-looking one.
   if (!retimes_ && !options_.retimes_path.empty()) {
@@ -248,7 +262,7 @@ std::vector<Retimed> TuningTask::time_again(const std::vector<const Measurement*
     retimed_.insert(r.candidate);
     runtime::MeasureResult result;
     if (r.ok()) {
-      m.result.costs.insert(m.result.costs.end(), r.costs.begin(), r.costs.end());
+      for (double c : r.costs) m.result.costs.push_back(c / scale);
       result.costs = r.costs;
     } else {  // a kernel that fails when run again is no candidate, now or after a resume
       fail_on_retime(m, r.error, r.message);
@@ -258,6 +272,7 @@ std::vector<Retimed> TuningTask::time_again(const std::vector<const Measurement*
     if (!retimes_) continue;
     runtime::MeasureRecord record = record_of(r.candidate, result);
     record.source = runtime::kRetimeSource;
+    if (r.ok()) record.scale = scale;
     if (auto appended = retimes_->append(record); !appended) warnings_.push_back(appended.error().message);
   }
   choose_best();

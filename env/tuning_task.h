@@ -114,7 +114,8 @@ class TuningTask {
   // knobs and the steps those knobs emit now) without measuring or recording them again: the
   // unit of resume. Returns how many trials were restored; records of other tasks, or of another
   // target or timing, are ignored. Re-timings (source runtime::kRetimeSource, in any order among
-  // them) join their trial's timings, as they did when they were made; a failed one fails it.
+  // them) join their trial's timings, divided by their `scale` as they were when made; a failed
+  // one fails it.
   int restore(const std::vector<runtime::MeasureRecord>& records);
   // The target this task's records name (TaskOptions::target, and the timing when cold).
   std::string record_target() const;
@@ -147,7 +148,11 @@ class TuningTask {
   // a schedule by all its timings (runtime/record_bests.h), so given the run directory it runs
   // the re-timed winner, not the luckiest first timing. records.jsonl stays one line per trial
   // for resume, proxy training and the replay simulator.
-  // Their timings also join the candidates' measurements, and the best is chosen again.
+  // Their timings also join the candidates' measurements, divided by the re-timing's speed
+  // against the same candidates' earlier timings (the lowest of their ratios, the record's
+  // `scale`), and the best is chosen again: the order among the re-timed is the re-timing's, and
+  // a re-timing on a slower minute cannot push all of them behind a never re-timed rival.
+  // `Retimed::seconds()` stays the re-timing's own median.
   std::vector<Retimed> retime(int top, int rounds);
   // How many times a new best was confirmed (TaskOptions::confirm_rounds), and how many of those
   // found that it was not the fastest after all.

@@ -46,6 +46,10 @@ Result<RecordBests> load_record_bests(const std::string& path) {
       const std::string key = (r.timed_cold() ? "cold " : "warm ") + r.steps.dump();
       if (r.error != MeasureError::kNone && r.source == kRetimeSource) failed_again[r.workload_key].insert(key);
       if (r.error != MeasureError::kNone || r.costs.empty()) continue;
+      if (r.scale != 1) {  // a re-timing: put on the scale of the first timings it joins
+        r.costs = r.comparable_costs();
+        r.scale = 1;
+      }
       auto [it, fresh] = schedules[r.workload_key].try_emplace(key);
       if (fresh) {
         it->second = std::move(r);

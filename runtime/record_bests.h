@@ -6,7 +6,9 @@
 // round log, rounds.jsonl, is not records and is skipped). Only correct measurements (no error
 // class) whose hardware fingerprint is this machine's count. A schedule timed more than once
 // (re-timed at a run's end by env::TuningTask::retime, or measured by several runs) is one
-// record holding all its timings, so its median is not the luckiest of them. Of those, the one
+// record holding all its timings, so its median is not the luckiest of them; a re-timing's
+// costs join divided by its `scale` (MeasureRecord::scale), so that re-timed schedules are ranked
+// against never re-timed ones on one scale, in their side-by-side order. Of those, the one
 // with the lowest median cost per workload key wins, among records timed with cold constants if
 // the workload has any (ranks_before). A schedule that failed when timed again (a failed record
 // of source kRetimeSource) is never chosen, whatever its other timings. Corrupt lines are skipped

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -34,6 +35,12 @@ bool MeasureRecord::timed_cold() const {
 }
 
 double MeasureRecord::median_cost() const { return median(costs); }
+
+std::vector<double> MeasureRecord::comparable_costs() const {
+  std::vector<double> out = costs;
+  for (double& c : out) c /= scale;
+  return out;
+}
 
 bool ranks_before(const MeasureRecord& a, const MeasureRecord& b) {
   if (a.timed_cold() != b.timed_cold()) return a.timed_cold();
@@ -75,6 +82,7 @@ nlohmann::json record_to_json(const MeasureRecord& r) {
           {"timestamp", r.timestamp},
           {"source", r.source}};
   if (!r.measured_by.empty()) j["measured_by"] = r.measured_by;  // only in MPI jobs
+  if (r.scale != 1) j["scale"] = r.scale;  // only re-timings
   return j;
 }
 
@@ -121,6 +129,11 @@ Result<MeasureRecord> record_from_json(const nlohmann::json& j) {
     if (j.contains(field)) r.source = j.at(field).get<std::string>();
     field = "measured_by";  // optional: only records measured by another MPI rank have it
     if (j.contains(field)) r.measured_by = j.at(field).get<std::string>();
+    field = "scale";  // optional: only re-timings written since stop 86 have it
+    if (j.contains(field)) {
+      r.scale = j.at(field).get<double>();
+      if (!(r.scale > 0) || !std::isfinite(r.scale)) return make_error("field 'scale' must be a positive number");
+    }
   } catch (const nlohmann::json::exception&) {
     return make_error(std::string("field '") + field + "' is missing or has the wrong type");
   }

@@ -4,7 +4,8 @@
 // A record holds the workload key (and readable summary), the target, the hardware
 // fingerprint, the candidate (sketch id and schedule steps), every repeat's cost in seconds,
 // the error class and message, compile time, a timestamp, the format version and the source
-// that proposed it (optional: records written before it was added read as ""). The writer
+// that proposed it (optional: records written before it was added read as ""), and for a
+// re-timing the scale that puts its costs beside first timings (optional, 1). The writer
 // appends each record as a single write() of one line, so a killed run loses at most the line
 // being written; the reader reports a corrupt or half-written line by file and line number,
 // skips it and loads the rest. Lines of a newer format version are skipped with a warning.
@@ -46,6 +47,19 @@ struct MeasureRecord {
   std::string timestamp;         // ISO 8601, UTC
   std::string source;            // who proposed it ("climb", "evolved", an agent's name); may be empty
   std::string measured_by;       // the MPI rank that measured it (mpi/); empty: the process that wrote it
+  // A re-timing's speed against its schedules' earlier timings: the lowest ratio of re-timed to
+  // earlier median among the schedules re-timed side by side with it (env::TuningTask::time_again;
+  // 1 for every other record). A re-timing
+  // happens minutes after the first timings, on a machine running at another speed, and of
+  // schedules chosen for their fastest first timings: the end's re-timing of MobileNetV2's top 5
+  // read 3-13% slower than their first timings (median over tasks, per run; bench/NOTES.md, stop
+  // 86). Ranked raw beside never re-timed schedules, the re-timed lost to them: the executor ran
+  // an unconfirmed schedule for 24-31 of 32 tasks. Divided by `scale`, the side-by-side order
+  // stands and the group sits on the scale of the first timings.
+  double scale = 1;
+
+  // `costs` on the scale of first timings: costs / scale.
+  std::vector<double> comparable_costs() const;
 
   double median_cost() const;    // 0 when there are no costs
   bool timed_cold() const;       // target ends with kColdConstantsSuffix

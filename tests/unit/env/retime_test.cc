@@ -29,6 +29,7 @@ class ScriptedMeasurer : public runtime::Measurer {
   std::string lucky;
   double lucky_seconds = 0.3;  // its one lucky median
   std::string crashes_again;   // this one's kernel crashes the worker from its second run on
+  double speed = 1;            // the machine's minute: every timing is multiplied by it
   int calls = 0;
   std::vector<runtime::MeasureResult> measure(const schedule::ComputeDAG&,
                                               const std::vector<std::vector<schedule::Step>>& schedules) override {
@@ -49,6 +50,7 @@ class ScriptedMeasurer : public runtime::Measurer {
         s = lucky_seconds;
         fluked_ = true;
       }
+      s *= speed;
       r.costs = {s, s, s};
       out.push_back(r);
     }
@@ -165,6 +167,52 @@ TEST(Retime, TheRunsRecordsRankTheRetimedWinnerFirst) {
   ASSERT_EQ(retimes->records.size(), 3u) << "one record per re-timed candidate";
   EXPECT_EQ(retimes->records[0].source, runtime::kRetimeSource);
   EXPECT_EQ(retimes->records[0].costs.size(), 12u) << "three repeats in each of four rounds";
+  std::filesystem::remove_all(dir);
+}
+
+// Bugs caught: a re-timing's costs merged raw (on a minute 1.2x slower, both re-timed schedules
+// fell behind the third-fastest, never re-timed, and the search, a resume and the executor all
+// took it: on MobileNetV2 the end's re-timing changed 24-31 of 32 tasks' kernels that way,
+// bench/NOTES.md, stop 86); the scale not written, or not applied when read back.
+TEST(Retime, ARetimingOnASlowerMinuteKeepsTheRetimedInTheirPlace) {
+  const std::filesystem::path dir = fresh_dir("tessera_retime_slow");
+  auto measurer = std::make_shared<ScriptedMeasurer>();
+  const TaskOptions options = recording_into(measured_by(measurer), dir);
+  const schedule::ComputeDAG dag = *schedule::matmul(64, 48, 32);
+  auto task = TuningTask::create(dag, options).value();
+  std::mt19937_64 rng(5);
+  std::vector<Candidate> three;
+  while (three.size() < 3) {
+    Candidate c = task->sample(rng);
+    if (std::find(three.begin(), three.end(), c) == three.end()) three.push_back(c);
+  }
+  const double seconds[] = {0.52, 0.50, 0.54};
+  for (size_t i = 0; i < 3; ++i) measurer->seconds[steps_key(*task, three[i])] = seconds[i];
+  task->measure(three);
+
+  measurer->speed = 1.2;
+  const std::vector<Retimed> retimed = task->retime(/*top=*/2, /*rounds=*/3);
+  ASSERT_EQ(retimed.size(), 2u);
+  EXPECT_EQ(retimed[0].candidate, three[1]);
+  EXPECT_DOUBLE_EQ(retimed[0].seconds(), 0.60) << "the report keeps the re-timing's own figure";
+  ASSERT_TRUE(task->best());
+  EXPECT_EQ(task->best()->candidate, three[1]) << "not the never re-timed 0.54";
+  EXPECT_NEAR(task->best()->seconds(), 0.50, 1e-12);
+  EXPECT_NEAR(task->measurements().at(three[0]).seconds(), 0.52, 1e-12) << "the re-timed order stands";
+
+  auto retimes = runtime::read_records(options.retimes_path);
+  ASSERT_TRUE(retimes.ok());
+  ASSERT_EQ(retimes->records.size(), 2u);
+  EXPECT_NEAR(retimes->records[0].scale, 1.2, 1e-12);
+  EXPECT_NEAR(retimes->records[0].costs[0], 0.60, 1e-12) << "records keep what was measured";
+  auto bests = runtime::load_record_bests(dir.string());
+  ASSERT_TRUE(bests.ok()) << bests.error().message;
+  EXPECT_EQ(bests->by_workload.at(dag.workload_key()).steps.dump(), steps_key(*task, three[1]))
+      << "the executor runs the re-timed fastest";
+  auto resumed = TuningTask::create(dag, measured_by(std::make_shared<ScriptedMeasurer>())).value();
+  resumed->restore(read_run(dir, {"records.jsonl", "retimed.jsonl"}));
+  ASSERT_TRUE(resumed->best());
+  EXPECT_EQ(resumed->best()->candidate, three[1]) << "a resume ranks as the run did";
   std::filesystem::remove_all(dir);
 }
 

@@ -45,6 +45,25 @@ TEST(Records, RoundTripKeepsEveryField) {
   EXPECT_DOUBLE_EQ(back->median_cost(), 1e-3);
 }
 
+// Bugs caught: a re-timing's scale dropped on the way out or in (a resumed run or the executor
+// would rank its raw costs), or a zero scale read back (costs divided by it become infinite).
+TEST(Records, ARetimingsScaleRoundTripsAndMustBePositive) {
+  MeasureRecord r = sample(1e-3);
+  r.source = runtime::kRetimeSource;
+  r.scale = 1.25;
+  nlohmann::json j = runtime::record_to_json(r);
+  auto back = runtime::record_from_json(nlohmann::json::parse(j.dump()));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_DOUBLE_EQ(back->scale, 1.25);
+  EXPECT_EQ(back->costs, r.costs) << "the costs stay as measured";
+  EXPECT_DOUBLE_EQ(back->comparable_costs()[0], 1e-3 / 1.25);
+  EXPECT_FALSE(runtime::record_to_json(sample(1e-3)).contains("scale")) << "only re-timings carry one";
+  j["scale"] = 0;
+  auto zero = runtime::record_from_json(j);
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.error().message.find("scale"), std::string::npos) << zero.error().message;
+}
+
 TEST(Records, HostFingerprintDescribesThisMachine) {
   const auto& f = runtime::host_fingerprint();
   EXPECT_GE(f.cores, 1);
