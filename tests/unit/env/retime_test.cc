@@ -98,15 +98,21 @@ std::vector<runtime::MeasureRecord> read_run(const std::filesystem::path& dir, s
   return records;
 }
 
+// `n` distinct candidates of `task`, sampled with `seed`.
+std::vector<Candidate> distinct_candidates(TuningTask& task, size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Candidate> out;
+  while (out.size() < n) {
+    Candidate c = task.sample(rng);
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
+}
+
 // Four distinct candidates of `task`, measured: `measurer` times them 1.2, 0.5, 0.6 and 2.0 s,
 // except the first one's first timing, a 0.3 s fluke.
 std::vector<Candidate> measure_four_with_a_fluke(TuningTask& task, ScriptedMeasurer& measurer) {
-  std::mt19937_64 rng(3);
-  std::vector<Candidate> candidates;
-  while (candidates.size() < 4) {
-    Candidate c = task.sample(rng);
-    if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) candidates.push_back(c);
-  }
+  const std::vector<Candidate> candidates = distinct_candidates(task, 4, 3);
   const double seconds[] = {1.2, 0.5, 0.6, 2.0};
   for (size_t i = 0; i < 4; ++i) measurer.seconds[steps_key(task, candidates[i])] = seconds[i];
   measurer.lucky = steps_key(task, candidates[0]);
@@ -180,12 +186,7 @@ TEST(Retime, ARetimingOnASlowerMinuteKeepsTheRetimedInTheirPlace) {
   const TaskOptions options = recording_into(measured_by(measurer), dir);
   const schedule::ComputeDAG dag = *schedule::matmul(64, 48, 32);
   auto task = TuningTask::create(dag, options).value();
-  std::mt19937_64 rng(5);
-  std::vector<Candidate> three;
-  while (three.size() < 3) {
-    Candidate c = task->sample(rng);
-    if (std::find(three.begin(), three.end(), c) == three.end()) three.push_back(c);
-  }
+  const std::vector<Candidate> three = distinct_candidates(*task, 3, 5);
   const double seconds[] = {0.52, 0.50, 0.54};
   for (size_t i = 0; i < 3; ++i) measurer->seconds[steps_key(*task, three[i])] = seconds[i];
   task->measure(three);
@@ -219,12 +220,7 @@ TEST(Retime, ARetimingOnASlowerMinuteKeepsTheRetimedInTheirPlace) {
 // Two candidates, 0.50 s and 0.52 s, measured one after the other; the second one's first timing
 // is a 0.49 s fluke, within confirm_within of the first.
 std::vector<Candidate> measure_a_near_fluke(TuningTask& task, ScriptedMeasurer& measurer) {
-  std::mt19937_64 rng(7);
-  std::vector<Candidate> two;
-  while (two.size() < 2) {
-    Candidate c = task.sample(rng);
-    if (two.empty() || !(c == two[0])) two.push_back(c);
-  }
+  const std::vector<Candidate> two = distinct_candidates(task, 2, 7);
   measurer.seconds[steps_key(task, two[0])] = 0.50;
   measurer.seconds[steps_key(task, two[1])] = 0.52;
   measurer.lucky = steps_key(task, two[1]);
