@@ -48,8 +48,8 @@
 # "resnet50 mobilenetv2 bert_base"), TESSERA_E2E_ALLOCATORS (default "harl gradient
 # round_robin"; an entry may carry settings for its run alone, ALLOCATOR:KEY=VALUE[,KEY=VALUE],
 # e.g. "harl harl:budget.batch_size=32" sits two harl runs that differ in their batch; its run
-# directory is MODEL_ALLOCATOR_KEY_VALUE), TESSERA_SEED (default 1), TESSERA_E2E_AGENT (default the network default,
-# evolutionary). Runs only when named; never in CI.
+# directory is MODEL_ALLOCATOR_KEY_VALUE), TESSERA_SEED (default 1), TESSERA_E2E_AGENT (default
+# the network default, evolutionary). Runs only when named; never in CI.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build="$root/build"

@@ -52,9 +52,9 @@ struct MeasureRecord {
   // 1 for every other record). A re-timing
   // happens minutes after the first timings, on a machine running at another speed, and of
   // schedules chosen for their fastest first timings: the end's re-timing of MobileNetV2's top 5
-  // read 3-13% slower than their first timings (median over tasks, per run; bench/NOTES.md, stop
+  // read 0.6-14% slower than their first timings (median over tasks, per run; bench/NOTES.md, stop
   // 86). Ranked raw beside never re-timed schedules, the re-timed lost to them: the executor ran
-  // an unconfirmed schedule for 24-31 of 32 tasks. Divided by `scale`, the side-by-side order
+  // a schedule the end never re-timed for 11-29 of 32 tasks. Divided by `scale`, the side-by-side order
   // stands and the group sits on the scale of the first timings.
   double scale = 1;
 

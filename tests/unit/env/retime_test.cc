@@ -178,8 +178,8 @@ TEST(Retime, TheRunsRecordsRankTheRetimedWinnerFirst) {
 
 // Bugs caught: a re-timing's costs merged raw (on a minute 1.2x slower, both re-timed schedules
 // fell behind the third-fastest, never re-timed, and the search, a resume and the executor all
-// took it: on MobileNetV2 the end's re-timing changed 24-31 of 32 tasks' kernels that way,
-// bench/NOTES.md, stop 86); the scale not written, or not applied when read back.
+// took it: on MobileNetV2 the end's re-timing moved 11-29 of 32 tasks to a kernel it never
+// re-timed, bench/NOTES.md, stop 86); the scale not written, or not applied when read back.
 TEST(Retime, ARetimingOnASlowerMinuteKeepsTheRetimedInTheirPlace) {
   const std::filesystem::path dir = fresh_dir("tessera_retime_slow");
   auto measurer = std::make_shared<ScriptedMeasurer>();
