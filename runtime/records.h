@@ -49,13 +49,13 @@ struct MeasureRecord {
   std::string measured_by;       // the MPI rank that measured it (mpi/); empty: the process that wrote it
   // A re-timing's speed against its schedules' earlier timings: the lowest ratio of re-timed to
   // earlier median among the schedules re-timed side by side with it (env::TuningTask::time_again;
-  // 1 for every other record). A re-timing
-  // happens minutes after the first timings, on a machine running at another speed, and of
-  // schedules chosen for their fastest first timings: the end's re-timing of MobileNetV2's top 5
-  // read 0.6-14% slower than their first timings (median over tasks, per run; bench/NOTES.md, stop
-  // 86). Ranked raw beside never re-timed schedules, the re-timed lost to them: the executor ran
-  // a schedule the end never re-timed for 11-29 of 32 tasks. Divided by `scale`, the side-by-side order
-  // stands and the group sits on the scale of the first timings.
+  // 1 for every other record). A re-timing happens minutes after the first timings, on a machine
+  // running at another speed, and of schedules chosen for their fastest first timings: the end's
+  // re-timing of MobileNetV2's top 5 read 0.6-14% slower than their first timings (median over
+  // tasks, per run; bench/NOTES.md, stop 86). Ranked raw beside never re-timed schedules, the
+  // re-timed lost to them: the executor ran a schedule the end never re-timed for 11-29 of 32
+  // tasks. Divided by `scale`, the side-by-side order stands and the group sits on the scale of
+  // the first timings.
   double scale = 1;
 
   // `costs` on the scale of first timings: costs / scale.
