@@ -115,6 +115,7 @@ struct StageOperands {
   std::vector<bool> friendly;
   int64_t panel_bytes = 0;
   int64_t row_bytes = 0;
+  bool broadcasts = false;  // some operand is not indexed by the vector axis (a depthwise conv has none)
 };
 
 StageOperands stage_operands(const schedule::ComputeDAG& dag, const std::vector<std::string>& run) {
@@ -164,6 +165,7 @@ StageOperands stage_operands(const schedule::ComputeDAG& dag, const std::vector<
   };
   out.panel_bytes = bytes(panel_tensors);
   out.row_bytes = bytes(row_tensors);
+  out.broadcasts = !row_tensors.empty();
   return out;
 }
 
@@ -194,6 +196,8 @@ struct Block {
   std::vector<int> values;
   std::vector<int64_t> outer;
   int64_t registers = 0;
+  int64_t rows = 1;           // accumulator rows, each `registers / rows` vector registers
+  int64_t friendly_rows = 1;  // of them, rows along axes the vector operand does not depend on
 };
 
 // The vector registers a register block's accumulators may take. Each step of the block loads
@@ -210,7 +214,7 @@ int64_t accumulator_registers(int register_floats) { return register_floats >= 1
 // accumulator_registers() registers of `register_floats` lanes. The lanes and rows are read
 // back from the values the knobs can take.
 Block register_block(const std::vector<Knob>& knobs, size_t begin, size_t end, const std::vector<size_t>& rows,
-                     int64_t lanes_limit, int register_floats) {
+                     const std::vector<bool>& friendly, int64_t lanes_limit, int register_floats) {
   Block b;
   const size_t axes = end - begin;
   b.values.assign(axes, 0);
@@ -225,12 +229,15 @@ Block register_block(const std::vector<Knob>& knobs, size_t begin, size_t end, c
   };
   const int64_t lanes = place(axes - 1, divisor_up_to(product(knobs[end - 1].domain[0]), lanes_limit));
   const int64_t per_row = (lanes + register_floats - 1) / register_floats;
+  for (size_t a = 0; a + 1 < axes; ++a) place(a, 1);  // axes without rows
   int64_t budget = std::max<int64_t>(1, accumulator_registers(register_floats) / per_row), used = 1;
   for (size_t a : rows) {
     const int64_t inner = place(a, divisor_up_to(product(knobs[begin + a].domain[0]), budget));
     budget = std::max<int64_t>(1, budget / inner);
     used *= inner;
+    if (friendly[a]) b.friendly_rows *= inner;
   }
+  b.rows = used;
   b.registers = used * per_row;
   return b;
 }
@@ -239,25 +246,30 @@ Block register_block(const std::vector<Knob>& knobs, size_t begin, size_t end, c
 // tiles rather than inside them. Rows outside re-read every panel once per row tile unless the
 // panels stay in L2 between row tiles; panels outside re-read the rows once per panel unless
 // the rows stay. The order that moves fewer bytes from beyond L2 wins (counted as fitting when
-// an operand takes at most half of it). Only rows the panels do not depend on move (a batch
-// axis keeps its place). Measured on an Intel Xeon (2 MiB L2, ~14 GB/s per core from memory),
-// ResNet-50's 7x7 and 14x14 convs with their 2-9 MB of weights: panels outside ran 1.4-1.6x
-// faster by default; on a Zen 3 (512 KiB L2, fast 32 MiB L3) the same order was even, but a
-// strided 1x1 conv whose 800 KB input exceeds that L2 lost 14%, which this count keeps rows-first.
+// an operand takes at most half of it). Only rows the panels do not depend on move: the tiles
+// of an axis they depend on (a batch axis, Winograd's transform points) keep their place,
+// outermost, and the count is made for one of them, with its share of the panels. Measured on
+// an Intel Xeon (2 MiB L2, ~14 GB/s per core from memory), ResNet-50's 7x7 and 14x14 convs with
+// their 2-9 MB of weights: panels outside ran 1.4-1.6x faster by default; on a Zen 3 (512 KiB
+// L2, fast 32 MiB L3) the same order was even, but a strided 1x1 conv whose 800 KB input exceeds
+// that L2 lost 14%, which this count keeps rows-first. Winograd's gemm on a 14x14 map on that
+// Zen 3 (4 MB of weights, 4 tiles of transform points, 49 tiles of pixels, 16 panels) re-read
+// each point tile's 1 MB of weights for every pixel tile with rows first: 7.5 ms a call.
 bool panels_outermost(const StageOperands& operands, const Block& block, int64_t l2_bytes) {
   const size_t vector_axis = block.outer.size() - 1;
-  int64_t row_tiles = 1;
+  int64_t row_tiles = 1, batch_tiles = 1;
   for (size_t a = 0; a < vector_axis; ++a) {
     if (block.outer[a] == 1) continue;
-    if (!operands.friendly[a]) return false;
-    row_tiles *= block.outer[a];
+    (operands.friendly[a] ? row_tiles : batch_tiles) *= block.outer[a];
   }
   const int64_t panels = block.outer[vector_axis];
   if (row_tiles <= 1 || panels <= 1 || operands.panel_bytes == 0) return false;
   auto fits = [&](int64_t bytes) { return 2 * bytes <= l2_bytes; };
-  const double panel_bytes = static_cast<double>(operands.panel_bytes);
+  // The rows are counted whole: they need not depend on the batch axes.
+  const int64_t panel_share = operands.panel_bytes / batch_tiles;
+  const double panel_bytes = static_cast<double>(panel_share);
   const double row_bytes = static_cast<double>(operands.row_bytes);
-  const double rows_first = row_bytes + panel_bytes * static_cast<double>(fits(operands.panel_bytes) ? 1 : row_tiles);
+  const double rows_first = row_bytes + panel_bytes * static_cast<double>(fits(panel_share) ? 1 : row_tiles);
   const double panels_first = panel_bytes + row_bytes * static_cast<double>(fits(operands.row_bytes) ? 1 : panels);
   return panels_first < rows_first;
 }
@@ -356,8 +368,24 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
         const std::vector<size_t> rows = row_order(operands);
         Block best;
         for (int64_t limit : {int64_t{2} * register_floats, int64_t{register_floats}}) {
-          Block b = register_block(knobs, i, end, rows, limit, register_floats);
+          Block b = register_block(knobs, i, end, rows, operands.friendly, limit, register_floats);
           if (b.registers > best.registers) best = std::move(b);
+        }
+        // Where no friendly axis could take rows but others did, the block's rows each load a
+        // vector of their own, a whole slice of the operand apart (Winograd's transform points:
+        // 256 KB), and those streams fall in the same few L1 sets. A vector of four registers,
+        // rows only where they share it, loads as much per FMA, contiguously. Winograd's gemm on
+        // a 14x14 map, 16 lanes by 4 points against 32 lanes by 1, AVX2 on a Zen 3: ResNet-50's
+        // t18 32.8 -> 16.5 ms an inference (bench/NOTES.md). Depthwise convs, which broadcast
+        // nothing, keep their rows.
+        if (operands.broadcasts && best.friendly_rows == 1 && best.rows > 1) {
+          std::vector<size_t> friendly_rows;
+          for (size_t a : rows) {
+            if (operands.friendly[a]) friendly_rows.push_back(a);
+          }
+          Block wide = register_block(knobs, i, end, friendly_rows, operands.friendly, 4 * int64_t{register_floats},
+                                      register_floats);
+          if (wide.registers >= 4) best = std::move(wide);
         }
         reduce_unroll = kReduceUnroll;
         if (plane_tiles && plane_tile(knobs, i, end, operands, core, best)) {
@@ -365,7 +393,7 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
         } else if (panels_outermost(operands, best, core.l2_bytes)) {
           // The rows' outer tiles move in one level, under the panels' (tile level 1 of 4).
           for (size_t a = 0; a + 1 < best.values.size(); ++a) {
-            if (best.outer[a] == 1) continue;
+            if (best.outer[a] == 1 || !operands.friendly[a]) continue;
             const Knob& knob = knobs[i + a];
             const int64_t inner = knob.domain[static_cast<size_t>(best.values[a])].back();
             best.values[a] = nearest(knob, {1, best.outer[a], 1, inner});
