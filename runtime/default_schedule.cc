@@ -253,8 +253,10 @@ Block register_block(const std::vector<Knob>& knobs, size_t begin, size_t end, c
 // their 2-9 MB of weights: panels outside ran 1.4-1.6x faster by default; on a Zen 3 (512 KiB
 // L2, fast 32 MiB L3) the same order was even, but a strided 1x1 conv whose 800 KB input exceeds
 // that L2 lost 14%, which this count keeps rows-first. Winograd's gemm on a 14x14 map on that
-// Zen 3 (4 MB of weights, 4 tiles of transform points, 49 tiles of pixels, 16 panels) re-read
-// each point tile's 1 MB of weights for every pixel tile with rows first: 7.5 ms a call.
+// Zen 3, in the 16-lane block by 4 transform points it had before the wide block below (4 MB of
+// weights, 4 tiles of points, 49 tiles of pixels, 16 panels), re-read each point tile's 1 MB of
+// weights for every pixel tile with rows first; panels first took ResNet-50's t18 from 37.9 to
+// 32.8 ms an inference (bench/NOTES.md). The wide block's point tiles (256 KB each) fit there.
 bool panels_outermost(const StageOperands& operands, const Block& block, int64_t l2_bytes) {
   const size_t vector_axis = block.outer.size() - 1;
   int64_t row_tiles = 1, batch_tiles = 1;
@@ -373,11 +375,11 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
         }
         // Where no friendly axis could take rows but others did, the block's rows each load a
         // vector of their own, a whole slice of the operand apart (Winograd's transform points:
-        // 256 KB), and those streams fall in the same few L1 sets. A vector of four registers,
-        // rows only where they share it, loads as much per FMA, contiguously. Winograd's gemm on
-        // a 14x14 map, 16 lanes by 4 points against 32 lanes by 1, AVX2 on a Zen 3: ResNet-50's
-        // t18 32.8 -> 16.5 ms an inference (bench/NOTES.md). Depthwise convs, which broadcast
-        // nothing, keep their rows.
+        // 256 KB), streams that fall in the same few L1 sets. A vector of four registers, rows
+        // only where they share it, loads contiguously and less per FMA (5 loads for 4 FMAs
+        // against 12 for 8). Winograd's gemm on a 14x14 map, AVX2 on a Zen 3, 32 lanes by 1
+        // against 16 lanes by 4 points: ResNet-50's t18 18.0-18.6 ms an inference against
+        // 40.6-41.7 (bench/NOTES.md). Depthwise convs, which broadcast nothing, keep their rows.
         if (operands.broadcasts && best.friendly_rows == 1 && best.rows > 1) {
           std::vector<size_t> friendly_rows;
           for (size_t a : rows) {
