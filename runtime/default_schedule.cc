@@ -255,8 +255,8 @@ Block register_block(const std::vector<Knob>& knobs, size_t begin, size_t end, c
 // that L2 lost 14%, which this count keeps rows-first. Winograd's gemm on a 14x14 map on that
 // Zen 3, in the 16-lane block by 4 transform points it had before the wide block below (4 MB of
 // weights, 4 tiles of points, 49 tiles of pixels, 16 panels), re-read each point tile's 1 MB of
-// weights for every pixel tile with rows first; panels first took ResNet-50's t18 from 37.9 to
-// 32.8 ms an inference (bench/NOTES.md). The wide block's point tiles (256 KB each) fit there.
+// weights for every pixel tile with rows first; panels first took ResNet-50's t18 from 37.9-40.3
+// to 32.7-33.4 ms an inference (bench/NOTES.md). The wide block's point tiles (256 KB) fit there.
 bool panels_outermost(const StageOperands& operands, const Block& block, int64_t l2_bytes) {
   const size_t vector_axis = block.outer.size() - 1;
   int64_t row_tiles = 1, batch_tiles = 1;

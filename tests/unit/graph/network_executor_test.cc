@@ -409,9 +409,9 @@ TEST(DefaultSchedule, RegisterBlockFitsTheVectorRegisters) {
 // AVX-512 (1 MiB) the pixel tiles take 7 rows and the rule keeps its 32 lanes by 7 by 2 points.
 // A tile of points whose weights pass half of L2 is read once per pixel tile unless the pixel
 // tiles run under the channel panels; the point tiles stay outermost. Fails if the block takes
-// rows of points where no pixel rows fit (ResNet-50's t18 32.8 ms an inference against 16.5,
-// Zen 3), if a tiled axis the weights depend on keeps the panels inside (AVX2, 512 KiB, 16 x 4
-// points: 37.9 -> 32.8 ms), or moves the point tiles too.
+// rows of points where no pixel rows fit (ResNet-50's t18 40.6-41.7 ms an inference against
+// 18.0-18.6, Zen 3), if a tiled axis the weights depend on keeps the panels inside (AVX2, 512
+// KiB, 16 x 4 points: 37.9-40.3 -> 32.7-33.4 ms), or moves the point tiles too.
 TEST(DefaultSchedule, WinogradGemmBlockAvoidsRowsOfPointsAndItsPanelsLeadWherePastL2) {
   schedule::Conv2dParams p{1, 256, 14, 14, 256, 3, 3};
   p.pad_h = p.pad_w = 1;

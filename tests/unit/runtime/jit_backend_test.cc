@@ -161,8 +161,8 @@ TEST(JitBackend, ConvSkippingItsPaddingTapsMatchesTheReference) {
 // register tile a row of columns that holds the border at the first tile: strides 1 and 2,
 // padding 1 and 2, equal the reference, and the plain read is there beside the select.
 // The defaults are sized for a named core, not this one: on AVX-512 (28 accumulators) a whole
-// 13-wide row is one tile; AVX2's 8 accumulators take a 7-column tile of a 14-wide row (13 has
-// no divisor between 1 and 13, and a 1-pixel tile has no plain block).
+// 13-wide row is one tile; on AVX2 (8 accumulators) a 13-wide row has no divisor between 1 and
+// 13, and its 1-pixel tile no plain block, so AVX2 gets a 14-wide map.
 // Bug caught: an unswitch test that passes a block reading the border (a plain read of a
 // neighbouring row's pixel, or out of the buffer, instead of zero), or none at all.
 TEST(JitBackend, PackedConvWithInlinedPaddingMatchesTheReference) {
