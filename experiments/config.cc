@@ -200,7 +200,10 @@ Result<TuneConfig> load_network_config(const std::string& model, const std::vect
   root["run_dir"] = "runs/" + std::filesystem::path(model).stem().string();
   root["network"] = model;
   root["allocator"] = "harl";
-  root["search"]["agent"] = "evolutionary";
+  // harl's candidate sources below the allocator, the whole hierarchy: its sketch quotas and
+  // growing fresh share keep a task's search from settling in one basin, where evolutionary
+  // search alone stalled for tens of rounds on some of ResNet-50's convs (bench/NOTES.md, stop 89).
+  root["search"]["agent"] = "harl";
   root["budget"]["trials"] = 2000;
   root["budget"]["seconds"] = 1200;
   return parse_config(root, model, overrides);

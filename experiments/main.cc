@@ -38,7 +38,7 @@ const Command kCommands[] = {
      "--set budget.trials=50 --set tasks.0.params.m=256.\n"
      "MODEL.onnx tunes a whole network: its fused tasks share the budget, an allocator (harl,\n"
      "gradient, round_robin: --set allocator=...) picks the task of each round, and the network\n"
-     "is run with the tuned kernels at the end (defaults: runs/<model>, evolutionary search,\n"
+     "is run with the tuned kernels at the end (defaults: runs/<model>, harl's search per task,\n"
      "2,000 trials or 1,200 s: --set budget.seconds=600). Every budget.network_every_s (300) of\n"
      "tuning the network is also run with the best kernels so far, its latency beside the estimate\n"
      "in curve.csv and curve.svg; rounds.jsonl logs the rounds, which a resumed run replays into\n"
