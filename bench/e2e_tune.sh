@@ -49,7 +49,7 @@
 # round_robin"; an entry may carry settings for its run alone, ALLOCATOR:KEY=VALUE[,KEY=VALUE],
 # e.g. "harl harl:budget.batch_size=32" sits two harl runs that differ in their batch; its run
 # directory is MODEL_ALLOCATOR_KEY_VALUE), TESSERA_SEED (default 1), TESSERA_E2E_AGENT (default
-# the network default, evolutionary). Runs only when named; never in CI.
+# the network default, harl). Runs only when named; never in CI.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build="$root/build"
@@ -163,7 +163,11 @@ print(' '.join(str(min(b, s * k)) for k in range(1, int(-(-b // s)) + 1)) if 0 <
     /usr/bin/python3 "$root/bench/e2e_allocators.py" "$onnx" "${run_dirs[@]}" --rounds "$cut_rounds" --marks "$marks"
   fi
   if ((${#run_dirs[@]} > 0)); then
-    /usr/bin/python3 "$root/bench/allocation_bound.py" "${run_dirs[@]}" --at "$marks" | grep -v '"allocation_bound_run"'
+    # Runs made one after another are put on the first run's level by their defaults' timings;
+    # interleaved runs share the machine's minutes and compare as logged (allocation_bound.py).
+    scale=()
+    ((slice == 0)) && scale=(--scale-to-first)
+    /usr/bin/python3 "$root/bench/allocation_bound.py" "${run_dirs[@]}" --at "$marks" "${scale[@]}" | grep -v '"allocation_bound_run"'
   fi
 done
 
