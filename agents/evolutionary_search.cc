@@ -10,7 +10,7 @@
 namespace tessera::agents {
 
 std::vector<env::Candidate> seed_population(const env::TuningTask& task, const EvolutionOptions& options,
-                                            std::mt19937_64& rng) {
+                                            std::mt19937_64& rng, std::vector<env::Candidate> drawn) {
   std::vector<const env::Measurement*> measured;
   for (const auto& [c, m] : task.measurements()) {
     if (m.ok()) measured.push_back(&m);
@@ -19,6 +19,9 @@ std::vector<env::Candidate> seed_population(const env::TuningTask& task, const E
   const size_t from_best = std::min(measured.size(), static_cast<size_t>(options.init_from_best * options.population));
   std::vector<env::Candidate> population;
   for (size_t i = 0; i < from_best; ++i) population.push_back(measured[i]->candidate);
+  for (size_t i = 0; i < drawn.size() && population.size() < static_cast<size_t>(options.population); ++i) {
+    population.push_back(std::move(drawn[i]));
+  }
   while (population.size() < static_cast<size_t>(options.population)) population.push_back(task.sample(rng));
   return population;
 }

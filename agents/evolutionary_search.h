@@ -38,9 +38,10 @@ struct EvolutionRound {
 };
 
 // The population a round starts from: the task's fastest measured candidates
-// (`init_from_best` of it), then random samples.
+// (`init_from_best` of it), then random samples: first those of `drawn` (uniform draws someone
+// already made this round, e.g. harl's screened source, whose features are cached), then new ones.
 std::vector<env::Candidate> seed_population(const env::TuningTask& task, const EvolutionOptions& options,
-                                            std::mt19937_64& rng);
+                                            std::mt19937_64& rng, std::vector<env::Candidate> drawn = {});
 
 // Evolves `population` on the cost model for `options.generations` and returns every
 // scorable candidate it saw with its score (measured ones included). Adds to `round.scored`

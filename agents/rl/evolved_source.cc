@@ -1,11 +1,22 @@
 // A population evolved on the proxy (see evolved_source.h).
 #include "agents/rl/evolved_source.h"
 
+#include <algorithm>
+
+#include "agents/rl/screened_source.h"
+
 namespace tessera::agents::rl {
 
 Scored EvolvedSource::propose(const SourceInput& in) {
+  std::vector<env::Candidate> drawn;
+  for (const auto& [score, c] : in.pool) {
+    if (c.source == ScreenedSource::kName) drawn.push_back(c);
+  }
+  std::shuffle(drawn.begin(), drawn.end(), in.rng);
+  for (env::Candidate& c : drawn) c.source.clear();
   EvolutionRound round;
-  return tagged(evolve(in.task, in.feeder, seed_population(in.task, options_, in.rng), options_, in.rng, round), name());
+  return tagged(evolve(in.task, in.feeder, seed_population(in.task, options_, in.rng, std::move(drawn)), options_, in.rng, round),
+                name());
 }
 
 }  // namespace tessera::agents::rl

@@ -10,7 +10,8 @@ namespace tessera::agents::rl {
 class ScreenedSource : public CandidateSource {
  public:
   explicit ScreenedSource(int per_sketch) : per_sketch_(per_sketch) {}
-  std::string name() const override { return "screened"; }
+  static constexpr const char* kName = "screened";
+  std::string name() const override { return kName; }
   Scored propose(const SourceInput& input) override;
 
  private:

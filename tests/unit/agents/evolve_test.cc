@@ -41,6 +41,30 @@ TEST(SeedPopulation, StartsWithTheFastestMeasuredThenRandomDraws) {
   EXPECT_EQ(std::count(population.begin() + 3, population.end(), ok[3]->candidate), 0);
 }
 
+TEST(SeedPopulation, TakesDrawsAlreadyMadeBeforeDrawingNew) {
+  // harl's evolved source hands in the screened source's draws: they fill the random part
+  // first, in the order given, and only the shortfall is drawn anew. Ignoring them (lowering
+  // the population again) or letting them displace the measured bests fails here.
+  auto task = replay_task();
+  std::mt19937_64 rng(3);
+  std::vector<env::Candidate> measured;
+  for (int i = 0; i < 4; ++i) measured.push_back(task->sample(rng));
+  task->measure(measured);
+  std::vector<env::Candidate> drawn;
+  for (int i = 0; i < 5; ++i) drawn.push_back(task->sample(rng));
+
+  EvolutionOptions options{.population = 10, .init_from_best = 0.2};
+  const std::vector<env::Candidate> population = seed_population(*task, options, rng, drawn);
+  ASSERT_EQ(population.size(), 10u);
+  for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(task->measured(population[i])) << i;
+  for (size_t i = 0; i < drawn.size(); ++i) EXPECT_EQ(population[2 + i], drawn[i]) << i;
+
+  options.population = 4;  // more draws than room (and 4 x 0.2 rounds down to no bests): the first four
+  const std::vector<env::Candidate> small = seed_population(*task, options, rng, drawn);
+  ASSERT_EQ(small.size(), 4u);
+  for (size_t i = 0; i < small.size(); ++i) EXPECT_EQ(small[i], drawn[i]) << i;
+}
+
 TEST(Evolve, ReturnsEveryScoredCandidateAndBreedsAboveItsStart) {
   auto task = replay_task();
   env::ModelFeeder feeder{std::make_shared<test_support::LinearModel>()};

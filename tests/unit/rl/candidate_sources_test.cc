@@ -142,6 +142,38 @@ TEST(CandidateSources, EvolvedPopulationBeatsItsRandomStart) {
   EXPECT_GE(wins, 5);
 }
 
+TEST(CandidateSources, EvolvedStartsFromTheRoundsScreenedDraws) {
+  // With the screened source's draws in the pool, the evolved source's first generation is
+  // those draws (their features cached), so it lowers a population's worth fewer candidates
+  // than the same evolution from fresh draws. A source that drew its own again, or took only
+  // one sketch's share of the pool, fails the count.
+  EvolutionOptions options;
+  options.population = 64;
+  options.generations = 1;
+  options.init_from_best = 0;
+  auto new_features = [&](bool screened_first) {
+    Fixture f(0);
+    if (screened_first) {
+      ScreenedSource screened(64);  // 64 per sketch: more than the population
+      f.pool = f.run(screened);
+    }
+    const size_t before = f.feeder.featurized();
+    EvolvedSource evolved(options);
+    const Scored proposed = f.run(evolved);
+    expect_tagged_and_scored(f, proposed, "evolved");
+    int from_pool = 0;
+    std::set<env::Candidate> pooled;
+    for (const auto& [score, c] : f.pool) pooled.insert(c);
+    for (const auto& [score, c] : proposed) from_pool += pooled.count(c) > 0;
+    return std::pair{f.feeder.featurized() - before, from_pool};
+  };
+  const auto [fresh, fresh_from_pool] = new_features(false);
+  const auto [reused, from_pool] = new_features(true);
+  EXPECT_EQ(fresh_from_pool, 0);
+  EXPECT_GE(from_pool, 60) << "the first generation is the pool's draws (a few may be unscorable)";
+  EXPECT_LE(reused + 60, fresh) << "the first generation cost no lowering";
+}
+
 TEST(CandidateSources, PpoTrajectoriesAndItsSketchBanditLearnFromItsOwnCandidatesOnly) {
   Fixture f(16);
   ScreenedSource screened(8);
