@@ -14,8 +14,10 @@ Scored EvolvedSource::propose(const SourceInput& in) {
   }
   std::shuffle(drawn.begin(), drawn.end(), in.rng);
   for (env::Candidate& c : drawn) c.source.clear();
+  EvolutionOptions options = options_;
+  if (later_population_ > 0 && !in.task.measurements().empty()) options.population = later_population_;
   EvolutionRound round;
-  return tagged(evolve(in.task, in.feeder, seed_population(in.task, options_, in.rng, std::move(drawn)), options_, in.rng, round),
+  return tagged(evolve(in.task, in.feeder, seed_population(in.task, options, in.rng, std::move(drawn)), options, in.rng, round),
                 name());
 }
 

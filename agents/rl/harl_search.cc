@@ -22,7 +22,7 @@ std::vector<std::unique_ptr<CandidateSource>> make_sources(const HarlOptions& o)
   out.push_back(std::make_unique<PpoSource>(PpoSourceOptions{o.start_from_best, o.bandit_window, o.bandit_c, o.ppo, o.state_dir}));
   if (o.climb_starts > 0) out.push_back(std::make_unique<ClimbSource>(o.climb_starts, o.climb_steps));
   if (o.wide_starts > 0) out.push_back(std::make_unique<ScanSource>(o.wide_starts));
-  out.push_back(std::make_unique<EvolvedSource>(o.evolution));
+  out.push_back(std::make_unique<EvolvedSource>(o.evolution, o.evolved_population));
   if (o.jump_centres > 0) out.push_back(std::make_unique<JumpSource>(o.jump_centres));
   return out;
 }

@@ -48,6 +48,7 @@ struct HarlOptions {
   int jump_centres = 2;    // fastest measured moved to unmeasured knob values (0: none)
   bool spread = true;      // batches skip candidates one knob from one they hold while others are left
   EvolutionOptions evolution;  // the evolved source's, and the first round's ε
+  int evolved_population = 1024;  // the evolved source's population once anything is measured
   double plan_share = 0.5;     // of each batch, given to sources by the source bandit
   double sketch_share = 0.25;  // of each batch, split evenly among the sketches in contention:
   int sketch_trials = 16;      // those with fewer measurements than this,

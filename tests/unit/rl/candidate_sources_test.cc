@@ -174,6 +174,20 @@ TEST(CandidateSources, EvolvedStartsFromTheRoundsScreenedDraws) {
   EXPECT_LE(reused + 60, fresh) << "the first generation cost no lowering";
 }
 
+TEST(CandidateSources, EvolvedTakesItsLaterPopulationOnceAnythingIsMeasured) {
+  // With nothing measured the source evolves the evolutionary agent's population (harl's first
+  // round equals that agent's first batch); afterwards, its own smaller one. One generation,
+  // so what it proposes is its population's distinct scorable members: at most the population.
+  EvolutionOptions options;
+  options.population = 64;
+  options.generations = 0;
+  EvolvedSource evolved(options, 24);
+  Fixture first(0);
+  EXPECT_GT(first.run(evolved).size(), 24u) << "the first round's population is options.population";
+  Fixture later(8);
+  EXPECT_LE(later.run(evolved).size(), 24u) << "later rounds evolve later_population";
+}
+
 TEST(CandidateSources, PpoTrajectoriesAndItsSketchBanditLearnFromItsOwnCandidatesOnly) {
   Fixture f(16);
   ScreenedSource screened(8);
