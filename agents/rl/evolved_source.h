@@ -6,7 +6,7 @@
 // round, with nothing measured, is this source alone at the evolutionary agent's population,
 // so it starts level with that agent. Later rounds evolve `later_population`: there the source
 // fills a share of the batch beside five others rather than all of it (in stop 90's ResNet-50
-// sitting, 17-20% of what was measured), and half of Ansor's 2,048 cut harl's proposing by a
+// sitting, 17-18% of what was measured), and half of Ansor's 2,048 cut harl's proposing by a
 // quarter without cutting what the source found (bench/NOTES.md).
 #pragma once
 

@@ -145,8 +145,8 @@ TEST(CandidateSources, EvolvedPopulationBeatsItsRandomStart) {
 TEST(CandidateSources, EvolvedStartsFromTheRoundsScreenedDraws) {
   // With the screened source's draws in the pool, the evolved source's first generation is
   // those draws (their features cached), so it lowers a population's worth fewer candidates
-  // than the same evolution from fresh draws. A source that drew its own again, or took only
-  // one sketch's share of the pool, fails the count.
+  // than the same evolution from fresh draws. A source that drew its own again fails both
+  // counts.
   EvolutionOptions options;
   options.population = 64;
   options.generations = 1;
@@ -176,8 +176,9 @@ TEST(CandidateSources, EvolvedStartsFromTheRoundsScreenedDraws) {
 
 TEST(CandidateSources, EvolvedTakesItsLaterPopulationOnceAnythingIsMeasured) {
   // With nothing measured the source evolves the evolutionary agent's population (harl's first
-  // round equals that agent's first batch); afterwards, its own smaller one. One generation,
-  // so what it proposes is its population's distinct scorable members: at most the population.
+  // round equals that agent's first batch); afterwards, its own smaller one. With no breeding
+  // (0 generations) what it proposes is its population's distinct scorable members: at most
+  // the population.
   EvolutionOptions options;
   options.population = 64;
   options.generations = 0;
