@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh e2e: whole networks, Tessera against what users run today. For each model
-# (ResNet-50, MobileNetV2, a BERT-base encoder) and thread count (1, 2) it runs, one process
+# (ResNet-50, MobileNetV2, a BERT-base encoder at 128 tokens and at 197, a prime count whose
+# dense rows have no divisor) and thread count (1, 2) it runs, one process
 # each, on the same input:
 #   ONNX Runtime 1.30 (npm onnxruntime-node, CPU provider)      bench/baselines/ort_run.js
 #   LibTorch 1.13 on the TorchScript export (torch::jit::load)  bench/baselines/libtorch_run.cc
@@ -37,7 +38,7 @@ rounds=${TESSERA_E2E_ROUNDS:-1}
 ts_bin=${TESSERA_E2E_TESSERA:-$build/tessera}
 records=()
 [ -n "${TESSERA_E2E_RECORDS:-}" ] && records=(--records "$TESSERA_E2E_RECORDS")
-all_models=(resnet50 mobilenetv2 bert_base)
+all_models=(resnet50 mobilenetv2 bert_base bert_base_s197)
 read -r -a all_threads <<<"${TESSERA_E2E_THREADS:-1 2}"
 log() { echo "e2e: $*" >&2; }
 

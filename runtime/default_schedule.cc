@@ -30,6 +30,7 @@ constexpr int64_t kPackedReductionSteps = 128;  // from here on the packed sketc
 constexpr int64_t kPlanePixels = 64;          // the most output pixels a whole-plane tile holds
 constexpr int64_t kPlaneVectors = 4;          // its vectors of accumulators per output pixel
 constexpr int64_t kPlaneReduceUnroll = 8;     // reduction steps per pass over its accumulators
+constexpr int64_t kStreamReduceChunk = 64;    // reduction steps per pass of a one-row block's rows
 
 // The most reduction steps any stage takes per output element.
 int64_t longest_reduction(const schedule::ComputeDAG& dag) {
@@ -318,6 +319,41 @@ bool plane_tile(const std::vector<Knob>& knobs, size_t begin, size_t end, const 
   return true;
 }
 
+// A one-row block's rows streamed through each chunk of its panel, or false where it does not
+// apply. A block of one row (its rows have no divisor that fills it: 197 tokens) reads a whole
+// panel, every reduction step of its vector, per row: 768 steps of 64 lanes is 192 KB, from L2,
+// for 8 FMAs per 9 loads, and the L2's bandwidth caps it at about half the FMA rate. Here every
+// row sits at tile level 2, inside the reduction's outer loop, and each pass of
+// kStreamReduceChunk steps (64 steps of 64 lanes: 16 KB) runs all the rows over a chunk of the
+// panel that stays in L1; the rows' accumulators are loaded and stored once a chunk. Matmul
+// 197x768x768 on a Zen 3 (AVX2), against OpenBLAS in the same process: 1 row of 64 lanes over
+// the whole reduction 0.50-0.55, rows inside 64-step chunks 0.88, (the old 1 row of 16 lanes:
+// 0.30). The accumulators of all rows (rows x lanes floats) must fit in half the core's L2, and
+// the vector must be a whole register at least (a prime extent's 1-lane vector gains nothing).
+bool row_stream(const std::vector<Knob>& knobs, size_t begin, size_t end, const StageOperands& operands,
+                const CoreShape& core, Block& block) {
+  const size_t axes = end - begin;
+  if (axes < 2 || !operands.broadcasts || block.rows != 1) return false;
+  const Knob& vector = knobs[end - 1];
+  const int64_t lanes = vector.domain[static_cast<size_t>(block.values[axes - 1])].back();
+  int64_t rows = 1;
+  for (size_t a = 0; a + 1 < axes; ++a) {
+    if (operands.friendly[a]) rows *= product(knobs[begin + a].domain[0]);
+  }
+  if (lanes < core.register_floats || rows <= 1 || 2 * rows * lanes * int64_t{sizeof(float)} > core.l2_bytes) return false;
+  Block stream = block;
+  for (size_t a = 0; a + 1 < axes; ++a) {
+    if (!operands.friendly[a]) continue;
+    const Knob& knob = knobs[begin + a];
+    const std::vector<int64_t> want{1, 1, product(knob.domain[0]), 1};
+    stream.values[a] = nearest(knob, want);
+    if (knob.domain[static_cast<size_t>(stream.values[a])] != want) return false;
+    stream.outer[a] = 1;
+  }
+  block = std::move(stream);
+  return true;
+}
+
 // Whether stage `stage`'s zero padding should stay inlined (read as a select, the nest
 // unswitched so only blocks at the border test it: schedule/padding_skip.h) rather than be
 // copied into a padded buffer at root in every call. The copy is worth its input's pixels, the
@@ -380,6 +416,7 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
         // against 12 for 8). Winograd's gemm on a 14x14 map, AVX2 on a Zen 3, 32 lanes by 1
         // against 16 lanes by 4 points: ResNet-50's t18 18.0-18.6 ms an inference against
         // 40.6-41.7 (bench/NOTES.md). Depthwise convs, which broadcast nothing, keep their rows.
+        bool points_wide = false;
         if (operands.broadcasts && best.friendly_rows == 1 && best.rows > 1) {
           std::vector<size_t> friendly_rows;
           for (size_t a : rows) {
@@ -387,11 +424,31 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
           }
           Block wide = register_block(knobs, i, end, friendly_rows, operands.friendly, 4 * int64_t{register_floats},
                                       register_floats);
-          if (wide.registers >= 4) best = std::move(wide);
+          if (wide.registers >= 4) best = std::move(wide), points_wide = true;
+        }
+        // Where the rows have no divisor that fits the block but 1 (a prime number of them, as
+        // ViT's 197 tokens, whose largest divisor under AVX2's 4-row budget is 1), the vector
+        // widens instead, up to every accumulator register (one row of 8 AVX2 registers loads
+        // 8 vectors and broadcasts once for 8 FMAs, where 1 row of 2 registers left 2 FMA
+        // chains waiting on each other's latency), and its rows stream through the panel
+        // (row_stream). Only together: the wider panel alone is read from L2 once per row.
+        // Depthwise convs (which broadcast nothing) and blocks of a single row in all (a dense
+        // layer of one row, memory-bound) were not measured so and keep their block.
+        bool streamed = false;
+        if (operands.broadcasts && best.rows == 1 && !points_wide) {
+          const int64_t accumulators = accumulator_registers(register_floats);
+          Block wide = best;
+          for (int64_t limit = 4 * int64_t{register_floats}; limit <= accumulators * register_floats; limit *= 2) {
+            Block b = register_block(knobs, i, end, rows, operands.friendly, limit, register_floats);
+            if (b.registers > wide.registers && b.registers <= accumulators) wide = std::move(b);
+          }
+          if (row_stream(knobs, i, end, operands, core, wide)) best = std::move(wide), streamed = true;
         }
         reduce_unroll = kReduceUnroll;
         if (plane_tiles && plane_tile(knobs, i, end, operands, core, best)) {
           reduce_unroll = kPlaneReduceUnroll;
+        } else if (streamed) {
+          reduce_unroll = kStreamReduceChunk;
         } else if (panels_outermost(operands, best, core.l2_bytes)) {
           // The rows' outer tiles move in one level, under the panels' (tile level 1 of 4).
           for (size_t a = 0; a + 1 < best.values.size(); ++a) {
@@ -406,7 +463,7 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
         for (size_t a = 0; a < best.values.size(); ++a) values[i + a] = best.values[a];
       } else {
         // Reduction axes: the innermost ones unrolled around the block, up to kReduceUnroll
-        // (kPlaneReduceUnroll for a whole-plane tile).
+        // (kPlaneReduceUnroll for a whole-plane tile, kStreamReduceChunk for streamed rows).
         int64_t budget = reduce_unroll;
         for (size_t a = end; a-- > i;) {
           const int64_t extent = product(knobs[a].domain[0]);

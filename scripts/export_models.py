@@ -22,6 +22,9 @@ and models.json listing file names, input and output names and shapes. Models:
                of token ids is outside Tessera's op set) -> [1,128,768]. Attention is written
                with plain ops (Linear, reshape, transpose, matmul, softmax):
                nn.TransformerEncoderLayer fails to export in eval mode on torch 1.13.
+  bert_base_s197  the same encoder at 197 tokens (ViT-B/16's count, a prime): input
+               [1,197,768] -> [1,197,768]. Its dense layers' rows have no divisor but 1, so it
+               checks kernels on a shape no default or search was sized on.
 Every model has one input named "input" and one output named "output". At the default opset
 17 LayerNorm is one LayerNormalization node; --opset 13..16 writes its decomposition
 (ReduceMean, Sub, Pow, Sqrt, Div). Progress and timings go to stderr.
@@ -145,12 +148,14 @@ def build(name):
         model, shape = torchvision.models.mobilenet_v2(weights=None), [1, 3, 224, 224]
     elif name == "bert_base":
         model, shape = BertEncoder(), [1, 128, 768]
+    elif name == "bert_base_s197":
+        model, shape = BertEncoder(), [1, 197, 768]
     else:
         raise SystemExit(f"export_models: unknown model {name!r}")
     return randomize_norms(model), shape
 
 
-MODELS = ["resnet50", "mobilenetv2", "bert_base"]
+MODELS = ["resnet50", "mobilenetv2", "bert_base", "bert_base_s197"]
 
 
 def export(name, out_dir, opset):

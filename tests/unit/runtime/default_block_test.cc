@@ -1,0 +1,92 @@
+// The default rule's register block (runtime/default_schedule.cc) where the rows have no
+// divisor that fits it but 1 (a prime row count such as ViT's 197 tokens): the vector widens to
+// the accumulators instead of leaving one row of two registers, and the rows stream through
+// each chunk of the panel; row counts that do fill the block keep their rows and their order.
+// Sized for both cores the rule knows (AVX2's 8 lanes, AVX-512's 16).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "jit_test_util.h"
+#include "runtime/default_schedule.h"
+#include "schedule/ops.h"
+#include "schedule/sketch.h"
+
+namespace tessera::testing {
+namespace {
+
+const runtime::CoreShape kAvx2{8, int64_t{512} << 10};
+const runtime::CoreShape kAvx512{16, int64_t{1} << 20};
+
+// The packed default of dense_bias(m, n, k) on `core`.
+runtime::ScheduleChoice packed_default(const schedule::ComputeDAG& dag, const runtime::CoreShape& core) {
+  const auto choices = runtime::default_schedules(dag, core);
+  auto packed = std::find_if(choices.begin(), choices.end(), [](const runtime::ScheduleChoice& c) {
+    return c.sketch == "dense:packed:tile_fuse(Y)";
+  });
+  EXPECT_NE(packed, choices.end());
+  return packed == choices.end() ? runtime::ScheduleChoice{} : *packed;
+}
+
+struct RowsLanes {
+  int64_t rows = 0, lanes = 0;       // the innermost factors of the row and vector tiles
+  std::vector<int64_t> row_tiles;    // the row axis's factors, outer to inner
+  std::vector<int64_t> reduce_tiles; // the reduction's (outer, inner)
+};
+
+RowsLanes block_of(const runtime::ScheduleChoice& choice) {
+  RowsLanes b;
+  if (choice.knobs.contains("dense.i")) {
+    b.row_tiles = choice.knobs["dense.i"].get<std::vector<int64_t>>();
+    b.rows = b.row_tiles.back();
+  }
+  if (choice.knobs.contains("dense.j")) b.lanes = choice.knobs["dense.j"].back().get<int64_t>();
+  if (choice.knobs.contains("dense.r0")) b.reduce_tiles = choice.knobs["dense.r0"].get<std::vector<int64_t>>();
+  return b;
+}
+
+// 197 rows: the largest divisor within AVX2's 4-row budget is 1. Before the widening the block
+// was 1 row of 16 lanes (2 registers, 2 FMA chains); it fails if the vector stays that narrow,
+// or if the rows stay outside the reduction's 64-step chunks (tile level 2 is inside them).
+TEST(DefaultBlock, PrimeRowCountWidensTheVector) {
+  auto dag = schedule::dense_bias(197, 768, 768);
+  ASSERT_TRUE(dag.ok()) << dag.error().message;
+  for (const runtime::CoreShape& core : {kAvx2, kAvx512}) {
+    SCOPED_TRACE("register floats " + std::to_string(core.register_floats));
+    const runtime::ScheduleChoice choice = packed_default(*dag, core);
+    const RowsLanes b = block_of(choice);
+    EXPECT_EQ(b.rows, 1) << choice.knobs.dump();
+    EXPECT_EQ(b.lanes, 64) << choice.knobs.dump();  // 8 AVX2 registers; 4 AVX-512 ones (the knob's widest)
+    EXPECT_EQ(b.row_tiles, (std::vector<int64_t>{1, 1, 197, 1})) << choice.knobs.dump();
+    EXPECT_EQ(b.reduce_tiles, (std::vector<int64_t>{12, 64})) << choice.knobs.dump();
+  }
+}
+
+// 192 rows fill the block with rows (4 on AVX2, 12 on AVX-512): the vector stays at two
+// registers. Fails if the widening also takes blocks whose rows already fill them.
+TEST(DefaultBlock, RowsThatFillTheBlockKeepTheirVector) {
+  auto dag = schedule::dense_bias(192, 768, 768);
+  ASSERT_TRUE(dag.ok()) << dag.error().message;
+  for (const runtime::CoreShape& core : {kAvx2, kAvx512}) {
+    SCOPED_TRACE("register floats " + std::to_string(core.register_floats));
+    const runtime::ScheduleChoice choice = packed_default(*dag, core);
+    const RowsLanes b = block_of(choice);
+    EXPECT_EQ(b.lanes, 2 * core.register_floats) << choice.knobs.dump();
+    EXPECT_GT(b.rows, 1) << choice.knobs.dump();
+    ASSERT_EQ(b.row_tiles.size(), 4u);
+    EXPECT_EQ(b.row_tiles[2], 1) << choice.knobs.dump();  // not streamed
+  }
+}
+
+// The widened block computes the reference's answer: 13 rows (prime) by 128 columns in two
+// 64-lane tiles per row. Compiled for the machine the test runs on, whatever its vectors.
+TEST(DefaultBlock, WidenedBlockMatchesTheReference) {
+  auto dag = schedule::dense_bias(13, 128, 96);
+  ASSERT_TRUE(dag.ok()) << dag.error().message;
+  const runtime::ScheduleChoice choice = packed_default(*dag, kAvx2);
+  EXPECT_EQ(block_of(choice).lanes, 64) << choice.knobs.dump();
+  EXPECT_TRUE(MatchesReference(*dag, choice.steps)) << choice.knobs.dump();
+}
+
+}  // namespace
+}  // namespace tessera::testing
