@@ -210,12 +210,25 @@ struct Block {
 // 0.81 of oneDNN, 16 0.94, 28 0.99, 32 spilled at 0.65).
 int64_t accumulator_registers(int register_floats) { return register_floats >= 16 ? 28 : 8; }
 
+// The largest inner factor up to `limit` of a ceil tile `knob` can take (its edge tile padded:
+// [ceil(extent / inner), 1, 1, inner]), or 1 where it takes none (schedule/knobs.h: only some
+// sketches' knobs have them).
+int64_t ceil_inner_up_to(const Knob& knob, int64_t extent, int64_t limit) {
+  for (int64_t inner = std::min(extent, limit); inner > 1; --inner) {
+    const std::vector<int64_t> want{(extent + inner - 1) / inner, 1, 1, inner};
+    if (std::find(knob.domain.begin(), knob.domain.end(), want) != knob.domain.end()) return inner;
+  }
+  return 1;
+}
+
 // The block with a vector of the largest divisor of its extent up to `lanes_limit` lanes, then
 // rows along the axes in `rows` (positions in the run) while the accumulators fit in
-// accumulator_registers() registers of `register_floats` lanes. The lanes and rows are read
-// back from the values the knobs can take.
+// accumulator_registers() registers of `register_floats` lanes: the largest divisor of each
+// row axis's extent, or with `ceil_rows`, where that is 1, the largest ceil tile its knob takes.
+// The lanes and rows are read back from the values the knobs can take.
 Block register_block(const std::vector<Knob>& knobs, size_t begin, size_t end, const std::vector<size_t>& rows,
-                     const std::vector<bool>& friendly, int64_t lanes_limit, int register_floats) {
+                     const std::vector<bool>& friendly, int64_t lanes_limit, int register_floats,
+                     bool ceil_rows = false) {
   Block b;
   const size_t axes = end - begin;
   b.values.assign(axes, 0);
@@ -223,7 +236,7 @@ Block register_block(const std::vector<Knob>& knobs, size_t begin, size_t end, c
   auto place = [&](size_t a, int64_t inner) {
     const Knob& knob = knobs[begin + a];
     const int64_t extent = product(knob.domain[0]);
-    b.values[a] = nearest(knob, {extent / inner, 1, 1, inner});
+    b.values[a] = nearest(knob, {(extent + inner - 1) / inner, 1, 1, inner});
     const std::vector<int64_t>& chosen = knob.domain[static_cast<size_t>(b.values[a])];
     b.outer[a] = chosen[0];
     return chosen.back();
@@ -233,7 +246,10 @@ Block register_block(const std::vector<Knob>& knobs, size_t begin, size_t end, c
   for (size_t a = 0; a + 1 < axes; ++a) place(a, 1);  // axes without rows
   int64_t budget = std::max<int64_t>(1, accumulator_registers(register_floats) / per_row), used = 1;
   for (size_t a : rows) {
-    const int64_t inner = place(a, divisor_up_to(product(knobs[begin + a].domain[0]), budget));
+    const int64_t extent = product(knobs[begin + a].domain[0]);
+    int64_t want = divisor_up_to(extent, budget);
+    if (ceil_rows && want == 1) want = ceil_inner_up_to(knobs[begin + a], extent, budget);
+    const int64_t inner = place(a, want);
     budget = std::max<int64_t>(1, budget / inner);
     used *= inner;
     if (friendly[a]) b.friendly_rows *= inner;
@@ -319,6 +335,38 @@ bool plane_tile(const std::vector<Knob>& knobs, size_t begin, size_t end, const 
   return true;
 }
 
+// The rows of a tiled stage's run (knobs [begin, end)): the product of the extents of its axes
+// the vector operand does not depend on.
+int64_t row_count(const std::vector<Knob>& knobs, size_t begin, size_t end, const StageOperands& operands) {
+  int64_t rows = 1;
+  for (size_t a = 0; a + 1 < end - begin; ++a) {
+    if (operands.friendly[a]) rows *= product(knobs[begin + a].domain[0]);
+  }
+  return rows;
+}
+
+// The inner factor the rule gives each reduction tile knob of [first, last): innermost first,
+// the largest divisor of its extent within what `budget` (steps unrolled around the block)
+// has left.
+std::vector<int64_t> reduction_inners(const std::vector<Knob>& knobs, size_t first, size_t last, int64_t budget) {
+  std::vector<int64_t> inners(last - first, 1);
+  for (size_t a = last; a-- > first;) {
+    inners[a - first] = divisor_up_to(product(knobs[a].domain[0]), budget);
+    budget /= inners[a - first];
+  }
+  return inners;
+}
+
+// The reduction steps inside the reduction's outer tile of the run whose reduction knobs start
+// at `first`, given `budget`.
+int64_t reduction_chunk(const std::vector<Knob>& knobs, size_t first, int64_t budget) {
+  size_t last = first;
+  while (last < knobs.size() && is_tile_group_knob(knobs[last], 2)) ++last;
+  int64_t chunk = 1;
+  for (int64_t inner : reduction_inners(knobs, first, last, budget)) chunk *= inner;
+  return chunk;
+}
+
 // A one-row block's rows streamed through each chunk of its panel, or false where it does not
 // apply. A block of one row (its rows have no divisor that fills it: 197 tokens) reads a whole
 // panel, every reduction step of its vector, per row: 768 steps of 64 lanes is 192 KB, from L2,
@@ -336,10 +384,7 @@ bool row_stream(const std::vector<Knob>& knobs, size_t begin, size_t end, const 
   if (axes < 2 || !operands.broadcasts || block.rows != 1) return false;
   const Knob& vector = knobs[end - 1];
   const int64_t lanes = vector.domain[static_cast<size_t>(block.values[axes - 1])].back();
-  int64_t rows = 1;
-  for (size_t a = 0; a + 1 < axes; ++a) {
-    if (operands.friendly[a]) rows *= product(knobs[begin + a].domain[0]);
-  }
+  const int64_t rows = row_count(knobs, begin, end, operands);
   if (lanes < core.register_floats || rows <= 1 || 2 * rows * lanes * int64_t{sizeof(float)} > core.l2_bytes) return false;
   Block stream = block;
   for (size_t a = 0; a + 1 < axes; ++a) {
@@ -426,23 +471,36 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
                                       register_floats);
           if (wide.registers >= 4) best = std::move(wide), points_wide = true;
         }
+        // Where the rows have no divisor that fits the block but 1 and their knobs take ceil
+        // tiles (the generic sketch's; the packed sketch's rows have none), the rows take the
+        // largest that fits: 197 rows as 50 tiles of 4, the last padded by 3 rows. Matmul
+        // 1009x1009x1009 on a Zen 3 (AVX2) against OpenBLAS: 4 rows of 16 lanes 0.56, the one
+        // row of 16 lanes before 0.23 (bench/NOTES.md).
+        if (operands.broadcasts && best.rows == 1 && !points_wide) {
+          for (int64_t limit : {int64_t{2} * register_floats, int64_t{register_floats}}) {
+            Block b = register_block(knobs, i, end, rows, operands.friendly, limit, register_floats, /*ceil_rows=*/true);
+            if (b.rows > 1 && b.registers > (best.rows > 1 ? best.registers : 0)) best = std::move(b);
+          }
+        }
         // Where the rows have no divisor that fits the block but 1 (a prime number of them, as
         // ViT's 197 tokens, whose largest divisor under AVX2's 4-row budget is 1), the vector
         // widens instead, up to every accumulator register (one row of 8 AVX2 registers loads
         // 8 vectors and broadcasts once for 8 FMAs, where 1 row of 2 registers left 2 FMA
         // chains waiting on each other's latency), and its rows stream through the panel
-        // (row_stream). Only together: the wider panel alone is read from L2 once per row.
-        // Depthwise convs (which broadcast nothing) and blocks of a single row in all (a dense
-        // layer of one row, memory-bound) were not measured so and keep their block.
+        // (row_stream) where the reduction splits into chunks of at least 16 steps. Matmul on a
+        // Zen 3 against OpenBLAS: 197x768x768 0.30 -> 0.50-0.55 widened, 0.84-0.88 streamed too;
+        // 197x64x197 (a prime reduction, no chunks) 0.39 -> 0.65 widened, 0.38 streamed by
+        // single steps. Depthwise convs (which broadcast nothing) and blocks of a single row in
+        // all (a dense layer of one row, memory-bound) were not measured so and keep their block.
         bool streamed = false;
-        if (operands.broadcasts && best.rows == 1 && !points_wide) {
+        if (operands.broadcasts && best.rows == 1 && !points_wide && row_count(knobs, i, end, operands) > 1) {
           const int64_t accumulators = accumulator_registers(register_floats);
-          Block wide = best;
           for (int64_t limit = 4 * int64_t{register_floats}; limit <= accumulators * register_floats; limit *= 2) {
             Block b = register_block(knobs, i, end, rows, operands.friendly, limit, register_floats);
-            if (b.registers > wide.registers && b.registers <= accumulators) wide = std::move(b);
+            if (b.registers > best.registers && b.registers <= accumulators) best = std::move(b);
           }
-          if (row_stream(knobs, i, end, operands, core, wide)) best = std::move(wide), streamed = true;
+          streamed = reduction_chunk(knobs, end, kStreamReduceChunk) >= kStreamReduceChunk / 4 &&
+                     row_stream(knobs, i, end, operands, core, best);
         }
         reduce_unroll = kReduceUnroll;
         if (plane_tiles && plane_tile(knobs, i, end, operands, core, best)) {
@@ -464,12 +522,9 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
       } else {
         // Reduction axes: the innermost ones unrolled around the block, up to kReduceUnroll
         // (kPlaneReduceUnroll for a whole-plane tile, kStreamReduceChunk for streamed rows).
-        int64_t budget = reduce_unroll;
-        for (size_t a = end; a-- > i;) {
-          const int64_t extent = product(knobs[a].domain[0]);
-          const int64_t inner = divisor_up_to(extent, budget);
-          budget /= inner;
-          values[a] = nearest(knobs[a], {extent / inner, inner});
+        const std::vector<int64_t> inners = reduction_inners(knobs, i, end, reduce_unroll);
+        for (size_t a = i; a < end; ++a) {
+          values[a] = nearest(knobs[a], {product(knobs[a].domain[0]) / inners[a - i], inners[a - i]});
         }
       }
       i = end;

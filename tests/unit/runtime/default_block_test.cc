@@ -88,5 +88,35 @@ TEST(DefaultBlock, WidenedBlockMatchesTheReference) {
   EXPECT_TRUE(MatchesReference(*dag, choice.steps)) << choice.knobs.dump();
 }
 
+// The generic sketch's row knobs take ceil tiles (schedule/knobs.h), so its 197 rows become 50
+// tiles of 4 (the last padded) by 16 lanes: 8 accumulators, as at 196 rows, instead of the one
+// row a divisor allows. Fails if the rule keeps to divisors there (rows [197, 1, 1, 1]).
+TEST(DefaultBlock, PrimeRowCountTakesACeilTileWhereTheKnobHasOne) {
+  auto dag = schedule::matmul(197, 197, 64);
+  ASSERT_TRUE(dag.ok()) << dag.error().message;
+  const auto choices = runtime::default_schedules(*dag, kAvx2);
+  auto generic = std::find_if(choices.begin(), choices.end(),
+                              [](const runtime::ScheduleChoice& c) { return c.sketch == "C:tile_cache"; });
+  ASSERT_NE(generic, choices.end());
+  const auto rows = generic->knobs["C.i"].get<std::vector<int64_t>>();
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows.back(), 4) << generic->knobs.dump();
+  EXPECT_EQ(rows[0] * rows[1] * rows[2] * rows[3], 200) << generic->knobs.dump();
+  EXPECT_EQ(generic->knobs["C.j"].back().get<int64_t>(), 16) << generic->knobs.dump();
+}
+
+// A ceil row tile computes the reference's answer: 13 rows as 4 tiles of 4, 40 columns as 3
+// vectors of 16 (both edges padded), on the machine the test runs on.
+TEST(DefaultBlock, CeilRowTileMatchesTheReference) {
+  auto dag = schedule::matmul(13, 40, 24);
+  ASSERT_TRUE(dag.ok()) << dag.error().message;
+  const auto choices = runtime::default_schedules(*dag, kAvx2);
+  auto generic = std::find_if(choices.begin(), choices.end(),
+                              [](const runtime::ScheduleChoice& c) { return c.sketch == "C:tile_cache"; });
+  ASSERT_NE(generic, choices.end());
+  EXPECT_EQ(generic->knobs["C.i"].back().get<int64_t>(), 4) << generic->knobs.dump();
+  EXPECT_TRUE(MatchesReference(*dag, generic->steps)) << generic->knobs.dump();
+}
+
 }  // namespace
 }  // namespace tessera::testing
