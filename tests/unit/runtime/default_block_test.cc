@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "jit_test_util.h"
 #include "runtime/default_schedule.h"
@@ -18,14 +20,13 @@ namespace {
 const runtime::CoreShape kAvx2{8, int64_t{512} << 10};
 const runtime::CoreShape kAvx512{16, int64_t{1} << 20};
 
-// The packed default of dense_bias(m, n, k) on `core`.
-runtime::ScheduleChoice packed_default(const schedule::ComputeDAG& dag, const runtime::CoreShape& core) {
+// The rule's candidate of sketch `id` for `dag` on `core` (empty, and a failure, where none).
+runtime::ScheduleChoice default_of(const schedule::ComputeDAG& dag, const runtime::CoreShape& core,
+                                   const std::string& id = "dense:packed:tile_fuse(Y)") {
   const auto choices = runtime::default_schedules(dag, core);
-  auto packed = std::find_if(choices.begin(), choices.end(), [](const runtime::ScheduleChoice& c) {
-    return c.sketch == "dense:packed:tile_fuse(Y)";
-  });
-  EXPECT_NE(packed, choices.end());
-  return packed == choices.end() ? runtime::ScheduleChoice{} : *packed;
+  auto it = std::find_if(choices.begin(), choices.end(), [&](const runtime::ScheduleChoice& c) { return c.sketch == id; });
+  EXPECT_NE(it, choices.end()) << "no default of sketch " << id;
+  return it == choices.end() ? runtime::ScheduleChoice{} : *it;
 }
 
 struct RowsLanes {
@@ -53,7 +54,7 @@ TEST(DefaultBlock, PrimeRowCountWidensTheVector) {
   ASSERT_TRUE(dag.ok()) << dag.error().message;
   for (const runtime::CoreShape& core : {kAvx2, kAvx512}) {
     SCOPED_TRACE("register floats " + std::to_string(core.register_floats));
-    const runtime::ScheduleChoice choice = packed_default(*dag, core);
+    const runtime::ScheduleChoice choice = default_of(*dag, core);
     const RowsLanes b = block_of(choice);
     EXPECT_EQ(b.rows, 1) << choice.knobs.dump();
     EXPECT_EQ(b.lanes, 64) << choice.knobs.dump();  // 8 AVX2 registers; 4 AVX-512 ones (the knob's widest)
@@ -69,7 +70,7 @@ TEST(DefaultBlock, RowsThatFillTheBlockKeepTheirVector) {
   ASSERT_TRUE(dag.ok()) << dag.error().message;
   for (const runtime::CoreShape& core : {kAvx2, kAvx512}) {
     SCOPED_TRACE("register floats " + std::to_string(core.register_floats));
-    const runtime::ScheduleChoice choice = packed_default(*dag, core);
+    const runtime::ScheduleChoice choice = default_of(*dag, core);
     const RowsLanes b = block_of(choice);
     EXPECT_EQ(b.lanes, 2 * core.register_floats) << choice.knobs.dump();
     EXPECT_GT(b.rows, 1) << choice.knobs.dump();
@@ -83,7 +84,7 @@ TEST(DefaultBlock, RowsThatFillTheBlockKeepTheirVector) {
 TEST(DefaultBlock, WidenedBlockMatchesTheReference) {
   auto dag = schedule::dense_bias(13, 128, 96);
   ASSERT_TRUE(dag.ok()) << dag.error().message;
-  const runtime::ScheduleChoice choice = packed_default(*dag, kAvx2);
+  const runtime::ScheduleChoice choice = default_of(*dag, kAvx2);
   EXPECT_EQ(block_of(choice).lanes, 64) << choice.knobs.dump();
   EXPECT_TRUE(MatchesReference(*dag, choice.steps)) << choice.knobs.dump();
 }
@@ -94,15 +95,13 @@ TEST(DefaultBlock, WidenedBlockMatchesTheReference) {
 TEST(DefaultBlock, PrimeRowCountTakesACeilTileWhereTheKnobHasOne) {
   auto dag = schedule::matmul(197, 197, 64);
   ASSERT_TRUE(dag.ok()) << dag.error().message;
-  const auto choices = runtime::default_schedules(*dag, kAvx2);
-  auto generic = std::find_if(choices.begin(), choices.end(),
-                              [](const runtime::ScheduleChoice& c) { return c.sketch == "C:tile_cache"; });
-  ASSERT_NE(generic, choices.end());
-  const auto rows = generic->knobs["C.i"].get<std::vector<int64_t>>();
+  const runtime::ScheduleChoice generic = default_of(*dag, kAvx2, "C:tile_cache");
+  ASSERT_TRUE(generic.knobs.contains("C.i"));
+  const auto rows = generic.knobs["C.i"].get<std::vector<int64_t>>();
   ASSERT_EQ(rows.size(), 4u);
-  EXPECT_EQ(rows.back(), 4) << generic->knobs.dump();
-  EXPECT_EQ(rows[0] * rows[1] * rows[2] * rows[3], 200) << generic->knobs.dump();
-  EXPECT_EQ(generic->knobs["C.j"].back().get<int64_t>(), 16) << generic->knobs.dump();
+  EXPECT_EQ(rows.back(), 4) << generic.knobs.dump();
+  EXPECT_EQ(rows[0] * rows[1] * rows[2] * rows[3], 200) << generic.knobs.dump();
+  EXPECT_EQ(generic.knobs["C.j"].back().get<int64_t>(), 16) << generic.knobs.dump();
 }
 
 // A ceil row tile computes the reference's answer: 13 rows as 4 tiles of 4, 40 columns as 3
@@ -110,12 +109,10 @@ TEST(DefaultBlock, PrimeRowCountTakesACeilTileWhereTheKnobHasOne) {
 TEST(DefaultBlock, CeilRowTileMatchesTheReference) {
   auto dag = schedule::matmul(13, 40, 24);
   ASSERT_TRUE(dag.ok()) << dag.error().message;
-  const auto choices = runtime::default_schedules(*dag, kAvx2);
-  auto generic = std::find_if(choices.begin(), choices.end(),
-                              [](const runtime::ScheduleChoice& c) { return c.sketch == "C:tile_cache"; });
-  ASSERT_NE(generic, choices.end());
-  EXPECT_EQ(generic->knobs["C.i"].back().get<int64_t>(), 4) << generic->knobs.dump();
-  EXPECT_TRUE(MatchesReference(*dag, generic->steps)) << generic->knobs.dump();
+  const runtime::ScheduleChoice generic = default_of(*dag, kAvx2, "C:tile_cache");
+  ASSERT_TRUE(generic.knobs.contains("C.i"));
+  EXPECT_EQ(generic.knobs["C.i"].back().get<int64_t>(), 4) << generic.knobs.dump();
+  EXPECT_TRUE(MatchesReference(*dag, generic.steps)) << generic.knobs.dump();
 }
 
 }  // namespace
