@@ -375,7 +375,7 @@ int64_t reduction_chunk(const std::vector<Knob>& knobs, size_t first, int64_t bu
 // kStreamReduceChunk steps (64 steps of 64 lanes: 16 KB) runs all the rows over a chunk of the
 // panel that stays in L1; the rows' accumulators are loaded and stored once a chunk. Matmul
 // 197x768x768 on a Zen 3 (AVX2), against OpenBLAS in the same process: 1 row of 64 lanes over
-// the whole reduction 0.50-0.55, rows inside 64-step chunks 0.88, (the old 1 row of 16 lanes:
+// the whole reduction 0.50-0.55, rows inside 64-step chunks 0.88 (the old 1 row of 16 lanes:
 // 0.30). The accumulators of all rows (rows x lanes floats) must fit in half the core's L2, and
 // the vector must be a whole register at least (a prime extent's 1-lane vector gains nothing).
 bool row_stream(const std::vector<Knob>& knobs, size_t begin, size_t end, const StageOperands& operands,

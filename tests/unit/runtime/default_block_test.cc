@@ -1,8 +1,9 @@
 // The default rule's register block (runtime/default_schedule.cc) where the rows have no
-// divisor that fits it but 1 (a prime row count such as ViT's 197 tokens): the vector widens to
-// the accumulators instead of leaving one row of two registers, and the rows stream through
-// each chunk of the panel; row counts that do fill the block keep their rows and their order.
-// Sized for both cores the rule knows (AVX2's 8 lanes, AVX-512's 16).
+// divisor that fits it but 1 (a prime row count such as ViT's 197 tokens): rows whose knob has
+// ceil tiles take one; elsewhere the vector widens to the accumulators instead of leaving one
+// row of two registers, and the rows stream through each chunk of the panel. Row counts that
+// do fill the block keep their rows and their order. Sized for both cores the rule knows
+// (AVX2's 8 lanes, AVX-512's 16), and two of the blocks compiled against the reference.
 #include <gtest/gtest.h>
 
 #include <algorithm>
