@@ -4,6 +4,9 @@
 // reference and against OpenBLAS's result (with bias and gelu applied in double for the fused
 // case), then timed alternately with cblas_sgemm of the same shape (without the epilogue) on
 // one thread. `ratio` is OpenBLAS's time over Tessera's; GFLOP/s count 2mnk for both.
+// odd_matmul_probe compiles one schedule by hand (or the default rule's) of a matmul, or of a
+// batch of them (TESSERA_PROBE_BATCH: attention's [heads, tokens, tokens] products), against
+// one cblas_sgemm per batch entry.
 #include <cblas.h>
 
 #include <algorithm>
@@ -24,14 +27,17 @@ namespace {
 
 struct GemmShape {
   int64_t m, n, k;
+  int64_t batch = 1;
 };
 
 std::string shape_name(const GemmShape& s) {
-  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+  return (s.batch > 1 ? std::to_string(s.batch) + "x" : "") + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+         std::to_string(s.k);
 }
 
-// `compiled` (a kernel of `dag`, whose inputs are A [m, k] and B [k, n], or X [m, k], W [n, k]
-// and bias [n] when `epilogue`) against sgemm on the same inputs.
+// `compiled` (a kernel of `dag`, whose inputs are A [batch, m, k] and B [batch, k, n], or X
+// [m, k], W [n, k] and bias [n] when `epilogue`) against sgemm on the same inputs, one call per
+// batch entry.
 nlohmann::json compare(const schedule::ComputeDAG& dag, const GemmShape& s, const CompiledSchedule& compiled,
                        bool epilogue) {
   const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
@@ -43,20 +49,23 @@ nlohmann::json compare(const schedule::ComputeDAG& dag, const GemmShape& s, cons
     std::copy(values[t->name].begin(), values[t->name].end(), inputs.back().data());
     args.push_back(inputs.back().data());
   }
-  runtime::AlignedBuffer out(s.m * s.n), blas_out(s.m * s.n);
+  const int64_t outputs = s.batch * s.m * s.n;
+  runtime::AlignedBuffer out(outputs), blas_out(outputs);
   args.push_back(out.data());
   const float* a = inputs[0].data();
   const float* b = inputs[1].data();
   auto blas = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, epilogue ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, k, b,
-                epilogue ? k : n, 0.0f, blas_out.data(), n);
+    for (int64_t e = 0; e < s.batch; ++e) {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, epilogue ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a + e * m * k,
+                  k, b + e * k * n, epilogue ? k : n, 0.0f, blas_out.data() + e * m * n, n);
+    }
   };
   compiled.kernel->prepare_unchecked(args.data());  // constant inputs packed once, as at load
   auto ours = [&] { compiled.kernel->run_unchecked(args.data()); };
   ours();
   blas();
   double worst = 0;
-  for (int64_t i = 0; i < s.m * s.n; ++i) {
+  for (int64_t i = 0; i < outputs; ++i) {
     double want = blas_out.data()[i];
     if (epilogue) {
       want += inputs[2].data()[i % s.n];
@@ -68,7 +77,7 @@ nlohmann::json compare(const schedule::ComputeDAG& dag, const GemmShape& s, cons
     return error_json("Tessera and OpenBLAS disagree on " + shape_name(s) + ": max difference " + std::to_string(worst));
   }
   Medians t = time_alternately(ours, blas);
-  const double flops = 2.0 * static_cast<double>(s.m * s.n * s.k);
+  const double flops = 2.0 * static_cast<double>(s.batch * s.m * s.n * s.k);
   auto round1 = [](double x) { return std::round(x * 10) / 10; };
   return {{"shape", shape_name(s)},
           {"tessera_gflops", round1(flops / t.tessera_seconds * 1e-9)},
@@ -116,11 +125,16 @@ nlohmann::json run_odd_matmul_probe() {
   const char* shape = std::getenv("TESSERA_PROBE_SHAPE");
   const char* sketch_id = std::getenv("TESSERA_PROBE_SKETCH");
   const char* knobs = std::getenv("TESSERA_PROBE_KNOBS");
+  const char* batch = std::getenv("TESSERA_PROBE_BATCH");
   GemmShape s{};
   if (!shape || !sketch_id || !knobs || std::sscanf(shape, "%ld,%ld,%ld", &s.m, &s.n, &s.k) != 3) {
-    return error_json("set TESSERA_PROBE_SHAPE=m,n,k, TESSERA_PROBE_SKETCH=id and TESSERA_PROBE_KNOBS={json} or default");
+    return error_json("set TESSERA_PROBE_SHAPE=m,n,k, TESSERA_PROBE_SKETCH=id and TESSERA_PROBE_KNOBS={json} or default"
+                      " (and TESSERA_PROBE_BATCH=b for a batch of b matmuls)");
   }
-  auto dag = schedule::matmul(s.m, s.n, s.k);
+  if (batch && (std::sscanf(batch, "%ld", &s.batch) != 1 || s.batch < 1)) {
+    return error_json(std::string("TESSERA_PROBE_BATCH: want a positive count, got '") + batch + "'");
+  }
+  auto dag = s.batch > 1 ? schedule::batch_matmul(s.batch, s.m, s.n, s.k) : schedule::matmul(s.m, s.n, s.k);
   if (!dag) return error_json(dag.error().message);
   for (const schedule::Sketch& sketch : schedule::generate_sketches(*dag)) {
     if (sketch.id != sketch_id) continue;

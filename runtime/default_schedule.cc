@@ -449,38 +449,57 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
         for (size_t k = i; k < end; ++k) run.push_back(knobs[k].name);
         const StageOperands operands = stage_operands(dag, run);
         const std::vector<size_t> rows = row_order(operands);
+        // On AVX2 also a vector of four registers where that fills more of the block than two
+        // or one: rows whose largest divisor within the two-register block's budget is 2 (50
+        // tokens: 2 rows of 16 lanes, 4 registers, or 5 rows of 8, 5 registers) fill it as 2
+        // rows of 32. There each row's broadcast is a load of its own, so 5 rows of one
+        // register load 6 times for 5 FMAs and 2 rows of four 6 times for 8. Matmul on a Zen 3
+        // against OpenBLAS: 50x768x768 0.65-0.74 -> 0.91-0.97, 50x3072x768 0.56 -> 0.72,
+        // 14x512x512 0.87-0.90 -> 1.19, a one-row 1x1000x2048 0.61-0.76 -> 0.76-1.02 (40 lanes).
+        // AVX-512's FMAs broadcast from memory, so its narrow blocks do not pay that; its blocks
+        // (measured against oneDNN, tests/unit/graph/network_executor_test.cc) stay.
         Block best;
-        for (int64_t limit : {int64_t{2} * register_floats, int64_t{register_floats}}) {
+        std::vector<int64_t> lane_limits{int64_t{2} * register_floats, int64_t{register_floats}};
+        if (register_floats < 16) lane_limits.push_back(4 * int64_t{register_floats});  // AVX2
+        for (int64_t limit : lane_limits) {
           Block b = register_block(knobs, i, end, rows, operands.friendly, limit, register_floats);
           if (b.registers > best.registers) best = std::move(b);
         }
-        // Where no friendly axis could take rows but others did, the block's rows each load a
-        // vector of their own, a whole slice of the operand apart (Winograd's transform points:
-        // 256 KB), streams that fall in the same few L1 sets. A vector of four registers, rows
-        // only where they share it, loads contiguously and less per FMA (5 loads for 4 FMAs
-        // against 12 for 8). Winograd's gemm on a 14x14 map, AVX2 on a Zen 3, 32 lanes by 1
-        // against 16 lanes by 4 points: ResNet-50's t18 18.0-18.6 ms an inference against
-        // 40.6-41.7 (bench/NOTES.md). Depthwise convs, which broadcast nothing, keep their rows.
-        bool points_wide = false;
-        if (operands.broadcasts && best.friendly_rows == 1 && best.rows > 1) {
-          std::vector<size_t> friendly_rows;
-          for (size_t a : rows) {
-            if (operands.friendly[a]) friendly_rows.push_back(a);
+        std::vector<size_t> friendly_rows;
+        for (size_t a : rows) {
+          if (operands.friendly[a]) friendly_rows.push_back(a);
+        }
+        // Where the friendly rows have no divisor that fits the block but 1 and their knobs
+        // take ceil tiles (the generic sketch's; the packed sketch's rows have none), they take
+        // the largest that fits: 197 rows as 50 tiles of 4, the last padded by 3 rows, rather
+        // than one row (a plain matmul) or rows along a batch axis, each with a vector of its
+        // own (attention's per-head products, below). Matmul 1009x1009x1009 on a Zen 3 (AVX2)
+        // against OpenBLAS: 4 rows of 16 lanes 0.56, the one row of 16 lanes before 0.23. With
+        // a batch axis, on a Zen 3, taken over the wide block below: attention's products at 197
+        // tokens (12 heads, generic sketch) 0.54 -> 0.95 of OpenBLAS (197x197x64) and 0.82 ->
+        // 0.92 (197x64x197); ResNet-50's Winograd gemm on its 14x14 map (7x7 tiles, 13 tiles of
+        // 4, 16 lanes) 11.0-12.0 ms an inference against 16.9-19.7 (bench/NOTES.md).
+        bool ceiled = false;
+        if (operands.broadcasts && best.friendly_rows == 1 && !friendly_rows.empty()) {
+          for (int64_t limit : {int64_t{2} * register_floats, int64_t{register_floats}}) {
+            Block b = register_block(knobs, i, end, friendly_rows, operands.friendly, limit, register_floats,
+                                     /*ceil_rows=*/true);
+            if (b.friendly_rows > 1 && (!ceiled || b.registers > best.registers)) best = std::move(b), ceiled = true;
           }
+        }
+        // Where no friendly axis could take rows (not even ceil ones) but others did, the
+        // block's rows each load a vector of their own, a whole slice of the operand apart
+        // (Winograd's transform points: 256 KB), streams that fall in the same few L1 sets. A
+        // vector of four registers, rows only where they share it, loads contiguously and less
+        // per FMA (5 loads for 4 FMAs against 12 for 8). Winograd's gemm on a 14x14 map, AVX2
+        // on a Zen 3, 32 lanes by 1 against 16 lanes by 4 points: ResNet-50's t18 18.0-18.6 ms
+        // an inference against 40.6-41.7 (bench/NOTES.md). Depthwise convs, which broadcast
+        // nothing, keep their rows.
+        bool points_wide = false;
+        if (!ceiled && operands.broadcasts && best.friendly_rows == 1 && best.rows > 1) {
           Block wide = register_block(knobs, i, end, friendly_rows, operands.friendly, 4 * int64_t{register_floats},
                                       register_floats);
           if (wide.registers >= 4) best = std::move(wide), points_wide = true;
-        }
-        // Where the rows have no divisor that fits the block but 1 and their knobs take ceil
-        // tiles (the generic sketch's; the packed sketch's rows have none), the rows take the
-        // largest that fits: 197 rows as 50 tiles of 4, the last padded by 3 rows. Matmul
-        // 1009x1009x1009 on a Zen 3 (AVX2) against OpenBLAS: 4 rows of 16 lanes 0.56, the one
-        // row of 16 lanes before 0.23 (bench/NOTES.md).
-        if (operands.broadcasts && best.rows == 1 && !points_wide) {
-          for (int64_t limit : {int64_t{2} * register_floats, int64_t{register_floats}}) {
-            Block b = register_block(knobs, i, end, rows, operands.friendly, limit, register_floats, /*ceil_rows=*/true);
-            if (b.rows > 1 && b.registers > (best.rows > 1 ? best.registers : 0)) best = std::move(b);
-          }
         }
         // Where the rows have no divisor that fits the block but 1 (a prime number of them, as
         // ViT's 197 tokens, whose largest divisor under AVX2's 4-row budget is 1), the vector

@@ -9,12 +9,15 @@
 // that), then as many rows as fit along the axes the vector operand does not depend on (a
 // packed conv's output pixels, a matmul's rows: one vector load, many broadcasts): 14 rows of
 // two AVX-512 registers, 4 rows of two AVX2 ones. Where the rows cannot fill the block that way
-// (a 7x7 map on AVX2), the vector shrinks to one register and the rows grow; where no divisor
-// of the rows fits but 1 (a prime count of rows: ViT's 197 tokens), the rows take a ceil tile
-// (the last one padded) where their knob has them (the generic sketch's); where it has none (the
-// packed sketch's), the vector widens instead, up to every accumulator register, and all the
-// rows stream through each 64-step chunk of its panel, which stays in L1 (the rows at tile level
-// 2, inside the reduction's outer loop), where the reduction splits into such chunks. The
+// (a 7x7 map on AVX2), the vector shrinks to one register and the rows grow, or widens to four
+// registers where that fills more (50 rows: 2 by four AVX2 registers); where no divisor of the
+// rows fits but 1 (a prime count of rows: ViT's 197 tokens), the rows take a ceil tile (the last
+// one padded) where their knob has them (the generic sketch's), also where a batch axis
+// (attention's heads, Winograd's transform points) could have taken rows, each with a vector of
+// its own; where it has none (the packed sketch's), the vector widens instead, up to every
+// accumulator register, and all the rows stream through each 64-step chunk of its panel, which
+// stays in L1 (the rows at tile level 2, inside the reduction's outer loop), where the reduction
+// splits into such chunks. The
 // reduction's innermost axes are unrolled around the block, and the outer tile loops parallel,
 // the row tiles outside the panel tiles (the vector axis's) or inside them, whichever order
 // moves fewer bytes from beyond the core's L2 (a deep conv's weights re-read per row tile, or

@@ -2,8 +2,10 @@
 // divisor that fits it but 1 (a prime row count such as ViT's 197 tokens): rows whose knob has
 // ceil tiles take one; elsewhere the vector widens to the accumulators instead of leaving one
 // row of two registers, and the rows stream through each chunk of the panel. Row counts that
-// do fill the block keep their rows and their order. Sized for both cores the rule knows
-// (AVX2's 8 lanes, AVX-512's 16), and two of the blocks compiled against the reference.
+// do fill the block keep their rows and their order; rows whose only small divisor is 2 take a
+// vector of four registers; a batch's prime rows take ceil tiles rather than rows across the
+// batch. Sized for both cores the rule knows (AVX2's 8 lanes, AVX-512's 16), and the new
+// blocks compiled against the reference.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -114,6 +116,59 @@ TEST(DefaultBlock, CeilRowTileMatchesTheReference) {
   ASSERT_TRUE(generic.knobs.contains("C.i"));
   EXPECT_EQ(generic.knobs["C.i"].back().get<int64_t>(), 4) << generic.knobs.dump();
   EXPECT_TRUE(MatchesReference(*dag, generic.steps)) << generic.knobs.dump();
+}
+
+// 50 rows (CLIP's tokens): within AVX2's 4-row budget of a two-register vector their largest
+// divisor is 2 (4 registers), and a one-register vector takes 5 rows (5 registers); a vector of
+// four registers by 2 rows fills all 8. Fails if the rule keeps to two- and one-register vectors
+// (5 rows of 8 lanes). On AVX-512 the two-register vector's 10 rows fill as many registers (20)
+// as four registers' 5 rows would, so there it must not change: fails if the wider vector
+// displaces a block that is as full.
+TEST(DefaultBlock, RowsOfTwoFillTheBlockWithAWiderVector) {
+  auto dag = schedule::dense_bias(50, 768, 768);
+  ASSERT_TRUE(dag.ok()) << dag.error().message;
+  const RowsLanes avx2 = block_of(default_of(*dag, kAvx2));
+  EXPECT_EQ(avx2.rows, 2);
+  EXPECT_EQ(avx2.lanes, 32);
+  const RowsLanes avx512 = block_of(default_of(*dag, kAvx512));
+  EXPECT_EQ(avx512.rows, 10);
+  EXPECT_EQ(avx512.lanes, 32);
+}
+
+// Attention's per-head products at 197 tokens (a batch of 12): the rows (tokens) are prime and
+// the batch axis has divisors, but each head's rows would load a vector of their own, so the
+// token rows take a ceil tile of 4 where the knob has one, sharing one vector of 16 lanes, and
+// the heads take none. Fails on the rule before it, which gave one token row by a wide vector
+// (rows [197, 1, 1, 1], 32 lanes), or if the heads still take rows.
+TEST(DefaultBlock, BatchedPrimeRowsTakeACeilTileOverTheBatch) {
+  for (const auto& [n, k] : {std::pair<int64_t, int64_t>{64, 197}, {197, 64}}) {
+    auto dag = schedule::batch_matmul(12, 197, n, k);
+    ASSERT_TRUE(dag.ok()) << dag.error().message;
+    SCOPED_TRACE(dag->summary());
+    const runtime::ScheduleChoice generic = default_of(*dag, kAvx2, "C:tile_cache");
+    // The batch matmul's axes: i the heads, j the rows (tokens), k the columns.
+    ASSERT_TRUE(generic.knobs.contains("C.i") && generic.knobs.contains("C.j") && generic.knobs.contains("C.k"))
+        << generic.knobs.dump();
+    EXPECT_EQ(generic.knobs["C.j"].back().get<int64_t>(), 4) << generic.knobs.dump();
+    EXPECT_EQ(generic.knobs["C.i"].back().get<int64_t>(), 1) << generic.knobs.dump();
+    EXPECT_EQ(generic.knobs["C.k"].back().get<int64_t>(), 16) << generic.knobs.dump();
+  }
+}
+
+// Both new blocks compute the reference's answer on the machine the test runs on: a batch of 3
+// products of 13 (prime) rows in ceil tiles, and 10 rows as 2 by 32 lanes.
+TEST(DefaultBlock, BatchedCeilRowsAndWideVectorMatchTheReference) {
+  auto batched = schedule::batch_matmul(3, 13, 40, 24);
+  ASSERT_TRUE(batched.ok()) << batched.error().message;
+  const runtime::ScheduleChoice generic = default_of(*batched, kAvx2, "C:tile_cache");
+  ASSERT_TRUE(generic.knobs.contains("C.j"));
+  EXPECT_EQ(generic.knobs["C.j"].back().get<int64_t>(), 4) << generic.knobs.dump();
+  EXPECT_TRUE(MatchesReference(*batched, generic.steps)) << generic.knobs.dump();
+  auto dense = schedule::dense_bias(10, 64, 48);
+  ASSERT_TRUE(dense.ok()) << dense.error().message;
+  const runtime::ScheduleChoice wide = default_of(*dense, kAvx2);
+  EXPECT_EQ(block_of(wide).lanes, 32) << wide.knobs.dump();
+  EXPECT_TRUE(MatchesReference(*dense, wide.steps)) << wide.knobs.dump();
 }
 
 }  // namespace
