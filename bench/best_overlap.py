@@ -42,8 +42,14 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     run_a, run_b = sys.argv[1], sys.argv[2]
+    for run in (run_a, run_b):
+        if not os.path.exists(os.path.join(run, "records.jsonl")):
+            sys.exit("best_overlap: %s is not a network run's directory (no records.jsonl)" % run)
+    summary = os.path.join(run_a, "summary.json")
+    if not os.path.exists(summary):
+        sys.exit("best_overlap: %s has no summary.json (a run killed before its end), which holds the task weights" % run_a)
     a, b = fastest_schedules(run_a), fastest_schedules(run_b)
-    with open(os.path.join(run_a, "summary.json")) as f:
+    with open(summary) as f:
         tasks = {t["workload_key"]: t for t in json.load(f)["tasks"]}
     same = 0
     gaps = []

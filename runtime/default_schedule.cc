@@ -478,7 +478,7 @@ schedule::KnobValues rule_values(const schedule::ComputeDAG& dag, const schedule
         // a batch axis, on a Zen 3, taken over the wide block below: attention's products at 197
         // tokens (12 heads, generic sketch) 0.54 -> 0.95 of OpenBLAS (197x197x64) and 0.82 ->
         // 0.92 (197x64x197); ResNet-50's Winograd gemm on its 14x14 map (7x7 tiles, 13 tiles of
-        // 4, 16 lanes) 11.0-12.0 ms an inference against 16.9-19.7 (bench/NOTES.md).
+        // 4, 16 lanes) 11.0-13.6 ms an inference against 16.8-19.7 (bench/NOTES.md).
         bool ceiled = false;
         if (operands.broadcasts && best.friendly_rows == 1 && !friendly_rows.empty()) {
           for (int64_t limit : {int64_t{2} * register_floats, int64_t{register_floats}}) {

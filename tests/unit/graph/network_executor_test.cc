@@ -410,7 +410,7 @@ TEST(DefaultSchedule, RegisterBlockFitsTheVectorRegisters) {
 // tiles take 7 rows and the rule keeps its 32 lanes by 7 by 2 points. The point tiles stay
 // outermost. Fails if the block takes rows of points where pixel rows fit (ResNet-50's t18
 // 40.6-41.7 ms an inference against 18.0-18.6, Zen 3) or keeps the one pixel row of 32 lanes
-// where a ceil tile fits (16.9-19.7 ms against 11.0-12.0, Zen 3). With 256 KiB of L2 a point's
+// where a ceil tile fits (16.8-19.7 ms against 11.0-13.6, Zen 3). With 256 KiB of L2 a point's
 // 256 KB of weights passes half of it, and a tiled axis the weights depend on once kept the
 // panels inside (AVX2, 16 x 4 points: 37.9-40.3 -> 32.7-33.4 ms); the 13 pixel tiles now read
 // the panels 13 times (4.1 MB) against the 800 KB input's 16 (one per panel: 13 MB), so the
