@@ -2,14 +2,19 @@
 """Allocators compared on measured end-to-end latency at the same tuning times (issue 22).
 
     bench/e2e_allocators.py MODEL.onnx RUN_DIR... [--marks 300,600,1200] [--rounds 3] [--runs 20]
+                            [--separate-processes]
 
 Each RUN_DIR is one `tessera tune MODEL.onnx` run (bench/e2e_tune.sh leaves them in
 build/e2e_tune/MODEL_ALLOCATOR). Its records, cut at each mark (the trials its curve.csv counts
 when its tuning clock passed `mark` seconds: what the run knew then, with the lines of its
 retimed.jsonl, what the run's own executor ranks by, written before its next trial), are written to
-build/e2e_allocators/ and the network is run with each cut (`tessera run --records CUT --json`)
-in rounds, every round running all cuts one after the other in a rotated order, so that the
-machine's load falls on all of them alike. Each cut's figure is the best of its per-round medians.
+build/e2e_allocators/ and the network is run with each cut in rounds. A round is one process,
+`tessera run --records CUT1 --records CUT2 ... --json`, that builds every cut's network and times
+them interleaved, an inference of each in turn (the order rotated from round to round), so that
+the machine's load falls on all of them alike. With --separate-processes a round instead runs
+each cut in a process of its own, one after the other (the method before stop 93): on a shared
+host whole processes run 15-40% apart minutes apart, which the interleaving cancels. Each cut's
+figure is the best of its per-round medians.
 
 The latency measured inside a tuning process is taken minutes apart from run to run and swings
 15% with the machine's load; these cuts are all timed in the same minutes, so the allocators'
@@ -219,13 +224,20 @@ def layout_of(run_dir):
 
 
 def run_network(tessera, model, records, runs, layout):
-    command = [tessera, "run", model, "--records", records, "--layout", layout, "--runs", str(runs), "--threads", "1",
-               "--json"]
+    """The median latency (ms) of the network built from each records file in `records`, all timed
+    in one process, interleaved inference by inference (tessera run with one --records per file)."""
+    command = [tessera, "run", model, "--layout", layout, "--runs", str(runs), "--threads", "1", "--json"]
+    for path in records:
+        command += ["--records", path]
     done = subprocess.run(command, capture_output=True, text=True)
     lines = [l for l in done.stdout.splitlines() if l.startswith("{")]
     if done.returncode != 0 or not lines:
         raise RuntimeError("%s failed (exit %d): %s" % (" ".join(command), done.returncode, done.stderr[-400:]))
-    return json.loads(lines[-1])["latency_ms"]
+    line = json.loads(lines[-1])
+    if len(records) == 1:
+        return [line["latency_ms"]]
+    by_path = {entry["records"]: entry["latency_ms"] for entry in line["compared"]}
+    return [by_path[path] for path in records]
 
 
 def main():
@@ -236,6 +248,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=20, help="network runs per timing (tessera run --runs)")
     parser.add_argument("--tessera", default=os.path.join(ROOT, "build", "tessera"))
+    parser.add_argument("--separate-processes", action="store_true",
+                        help="time each cut in a process of its own (the method before stop 93)")
     parser.add_argument("--probe-window", type=float, default=30,
                         help="seconds of tuning clock either side whose probe timings a best is read against")
     args = parser.parse_args()
@@ -264,7 +278,11 @@ def main():
             path = os.path.join(work, "%s_%d.jsonl" % (run, mark))
             trials, estimate = curve_at(run_dir, mark) or (0, None)
             cuts.append((run, mark, path, write_cut(records, trials, path, retimes), estimate))
-    log("%s: %d cuts, %d rounds" % (model_name, len(cuts), args.rounds))
+    if not args.separate_processes and len(set(layout_of_run.values())) > 1:
+        sys.exit("e2e_allocators: the runs were tuned in different layouts (%s): their cuts cannot be built in one process; "
+                 "use --separate-processes" % ", ".join("%s %s" % kv for kv in layout_of_run.items()))
+    log("%s: %d cuts, %d rounds%s" % (model_name, len(cuts), args.rounds,
+                                      " of one process per cut" if args.separate_processes else " of one process each"))
 
     timings = {i: [] for i in range(len(cuts))}
     errors = {}
@@ -272,16 +290,18 @@ def main():
         order = list(range(len(cuts)))
         shift = r * len(cuts) // args.rounds
         order = order[shift:] + order[:shift]
-        for i in order:
-            run, mark, path = cuts[i][:3]
+        for group in ([[i] for i in order] if args.separate_processes else [order]):
+            layout = layout_of_run[cuts[group[0]][0]]
             try:
-                ms = run_network(args.tessera, args.model, path, args.runs, layout_of_run[run])
+                times = run_network(args.tessera, args.model, [cuts[i][2] for i in group], args.runs, layout)
             except RuntimeError as e:  # one failed run leaves that round out, not the comparison
-                errors.setdefault(i, str(e))
-                log("round %d: %s at %d s: %s" % (r + 1, run, mark, e))
+                for i in group:
+                    errors.setdefault(i, str(e))
+                log("round %d: %s: %s" % (r + 1, ", ".join("%s at %d s" % cuts[i][:2] for i in group), e))
                 continue
-            timings[i].append((r, ms))
-            log("round %d: %s at %d s: %.3f ms" % (r + 1, run, mark, ms))
+            for i, ms in zip(group, times):
+                timings[i].append((r, ms))
+                log("round %d: %s at %d s: %.3f ms" % (r + 1, cuts[i][0], cuts[i][1], ms))
 
     table, estimates = {}, {}
     for i, (run, mark, _, (count, retimed), estimate) in enumerate(cuts):

@@ -62,7 +62,7 @@ const Command kCommands[] = {
      "--winograd off keeps every conv direct (on: NHWC 3x3 stride-1 convs on maps of at least\n"
      "32 2x2 blocks compute by Winograd F(2x2, 3x3), graph/winograd.h)."},
     {"run",
-     "tessera run MODEL.onnx [--records DIR_OR_FILE] [--layout nhwc|nchw] [--winograd on|off] [--threads N] [--input IN.bin] [--output OUT.bin] [--runs N] [--seed N] [--json] [--no-check] [--dim NAME=VALUE ...]",
+     "tessera run MODEL.onnx [--records DIR_OR_FILE ...] [--layout nhwc|nchw] [--winograd on|off] [--threads N] [--input IN.bin] [--output OUT.bin] [--runs N] [--seed N] [--json] [--no-check] [--dim NAME=VALUE ...]",
      "Run one inference of an ONNX model: import, fold, fuse, compile every task (its fastest\n"
      "correct schedule recorded on this machine in --records, else a default schedule; each\n"
      "kernel checked against the reference at load), check the outputs against the\n"
@@ -71,7 +71,11 @@ const Command kCommands[] = {
      "table. Inputs: raw little-endian float32 from --input (all graph inputs, in order), else\n"
      "uniform [-1, 1) from --seed (1). --output writes the first output as raw float32. --json\n"
      "ends stdout with one JSON line (the table then goes to stderr). --layout and --winograd\n"
-     "default to what the records' run tuned with (a run from before Winograd convs: off)."},
+     "default to what the records' run tuned with (a run from before Winograd convs: off).\n"
+     "Several --records compare networks: each is built and checked, and all are timed in one\n"
+     "process, an inference of each in turn (the order rotated every round), so that the\n"
+     "machine's drift falls on all alike; each gets its latency and the median of its per-round\n"
+     "time over the first's (\"paired ratio\"; JSON: \"compared\"), and the table its ms per task."},
     {"proxy-eval",
      "tessera proxy-eval RECORDS... [--config FILE] [--holdout 0.2] [--top-k 10] [--epochs 200] [--min-gap 0] [--seed 1] [--save FILE]",
      "Train the reward proxy on part of the records and report its pairwise ranking accuracy and\n"
