@@ -38,7 +38,9 @@ model with the issue's criteria:
    its median) and "estimated_ms_probe_speed" (run -> mark -> the estimate with each task's best
    read at the first probed run's probe speed, by the probe's timings within --probe-window
    seconds of when that best was timed) with the criteria from them (*_estimated_probe_speed),
-   and "per_run" (harl run -> all of these criteria)}
+   "per_task_harl_half_vs_gradient_full" (task -> the median over rounds of harl's half-budget
+   kernel's ms over gradient's whole-budget one in the same process: which tasks make the
+   difference; not with --separate-processes), and "per_run" (harl run -> all of these criteria)}
 Each run's allocator is read from its summary.json (a run killed before its end: its directory's
 name, MODEL_ALLOCATOR); lines name the run by its directory too, so two runs of one allocator
 (harl before and after a change) are told apart. The criteria are given for every harl run
@@ -224,8 +226,9 @@ def layout_of(run_dir):
 
 
 def run_network(tessera, model, records, runs, layout):
-    """The median latency (ms) of the network built from each records file in `records`, all timed
-    in one process, interleaved inference by inference (tessera run with one --records per file)."""
+    """For each records file in `records`, the median latency (ms) of the network built from it and
+    its ms per task (None from a single file), all timed in one process, interleaved inference by
+    inference (tessera run with one --records per file)."""
     command = [tessera, "run", model, "--layout", layout, "--runs", str(runs), "--threads", "1", "--json"]
     for path in records:
         command += ["--records", path]
@@ -235,8 +238,8 @@ def run_network(tessera, model, records, runs, layout):
         raise RuntimeError("%s failed (exit %d): %s" % (" ".join(command), done.returncode, done.stderr[-400:]))
     line = json.loads(lines[-1])
     if len(records) == 1:
-        return [line["latency_ms"]]
-    by_path = {entry["records"]: entry["latency_ms"] for entry in line["compared"]}
+        return [(line["latency_ms"], None)]
+    by_path = {entry["records"]: (entry["latency_ms"], entry.get("task_ms")) for entry in line["compared"]}
     return [by_path[path] for path in records]
 
 
@@ -285,6 +288,7 @@ def main():
                                       " of one process per cut" if args.separate_processes else " of one process each"))
 
     timings = {i: [] for i in range(len(cuts))}
+    task_timings = {i: [] for i in range(len(cuts))}  # (round, {task: ms per inference}) when in one process
     errors = {}
     for r in range(args.rounds):
         order = list(range(len(cuts)))
@@ -299,8 +303,10 @@ def main():
                     errors.setdefault(i, str(e))
                 log("round %d: %s: %s" % (r + 1, ", ".join("%s at %d s" % cuts[i][:2] for i in group), e))
                 continue
-            for i, ms in zip(group, times):
+            for i, (ms, task_ms) in zip(group, times):
                 timings[i].append((r, ms))
+                if task_ms:
+                    task_timings[i].append((r, task_ms))
                 log("round %d: %s at %d s: %.3f ms" % (r + 1, cuts[i][0], cuts[i][1], ms))
 
     table, estimates = {}, {}
@@ -400,6 +406,17 @@ def main():
             if est is not None and speed.get(run, (None,))[0] and speed.get(other, (None,))[0]:
                 criteria[name + "_estimated_same_speed"] = round(est / (speed[run][0] / speed[other][0]), 3)
         criteria["harl_half_vs_gradient_full_paired"] = paired(run, half, first.get("gradient"), full)
+        # Which tasks make the difference: per task, the median over rounds of harl's half-budget
+        # kernel's time over gradient's whole-budget one, timed in the same process.
+        a, b = cut_index.get((run, half)), cut_index.get((first.get("gradient"), full))
+        if a is not None and b is not None and task_timings[a] and task_timings[b]:
+            in_b = dict(task_timings[b])
+            per_task = {}
+            for r, tasks in task_timings[a]:
+                for task, ms in tasks.items():
+                    if r in in_b and in_b[r].get(task):
+                        per_task.setdefault(task, []).append(ms / in_b[r][task])
+            criteria["per_task_harl_half_vs_gradient_full"] = {t: round(statistics.median(v), 3) for t, v in per_task.items()}
         criteria["harl_end_vs_round_robin_end_paired"] = paired(run, full, first.get("round_robin"), full)
         per_run[run] = criteria
     summary.update(per_run.get(first.get("harl"), {}))

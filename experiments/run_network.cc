@@ -392,6 +392,9 @@ int run_network(const std::vector<std::string>& args) {
         nlohmann::json entry = fields(b);
         entry["records"] = b.records;
         entry["paired_ratio_to_first"] = paired_ratio(b);
+        nlohmann::json task_ms = nlohmann::json::object();  // ms per inference, each task's calls together
+        for (size_t t = 0; t < reports.size(); ++t) task_ms[reports[t].name] = b.executor.task_times()[t].seconds / runs * 1e3;
+        entry["task_ms"] = task_ms;
         line["compared"].push_back(entry);
       }
     }
