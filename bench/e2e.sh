@@ -42,9 +42,10 @@ all_models=(resnet50 mobilenetv2 bert_base bert_base_s197)
 read -r -a all_threads <<<"${TESSERA_E2E_THREADS:-1 2}"
 log() { echo "e2e: $*" >&2; }
 
-# OpenBLAS reads these when it loads; this machine's environment sets them to values that pin it
-# to slower kernels. Unset for the benchmark processes only (LibTorch uses OpenBLAS).
-unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+# OpenBLAS (LibTorch's BLAS) on its fastest kernels for this CPU, for the benchmark processes
+# only (bench/openblas_core.sh); the JSON line's "openblas_core" names them.
+source "$root/bench/openblas_core.sh"
+openblas_pick_core
 
 # Which (model, threads) pairs: e2e = all; e2e_MODEL = both thread counts; e2e_MODEL_Nt = one.
 declare -A want=()

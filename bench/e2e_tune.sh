@@ -11,6 +11,7 @@
 #    go; else TESSERA_E2E_SLICE_S, below), "measured_ms_at"
 #    (the first measurement at or after 1/4, 1/2 and all of the budget, keyed by seconds),
 #    "measured_ms" (at the end), "estimated_ms", "trials", "untuned_ms", "ort_ms", "libtorch_ms",
+#    "openblas_core" (LibTorch's BLAS kernels, bench/openblas_core.sh),
 #    "ratio_vs_ort" (ORT ms / tuned ms), "ratio_vs_libtorch", "seconds_to_reach" (tuning seconds
 #    each measurement came at, to compare allocators' speed), "final": the tuned network, ORT and
 #    LibTorch measured again one after the other for TESSERA_E2E_FINAL_ROUNDS (3) rounds
@@ -78,7 +79,8 @@ run_sets() {  # one --set per KEY=VALUE after the colon, one word per line
     printf -- '--set\n%s\n' "$kv"
   done
 }
-unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+source "$root/bench/openblas_core.sh"  # LibTorch's BLAS on its fastest kernels (as bench/e2e.sh)
+openblas_pick_core
 every=$(/usr/bin/python3 -c "print(max(1.0, $seconds / 4))")
 
 # The measured latency at the first measurement at or after each quarter mark, from summary.json.
@@ -107,6 +109,7 @@ print(json.dumps({"case": "e2e_tune", "model": model, "allocator": allocator, "s
                   "seed": int(seed), "cpu": cpu, "slice_s": int(slice_s), "measured_ms_at": at, "measured_ms": tuned,
                   "estimated_ms": s.get("estimated_ms"), "trials": s.get("trials"),
                   "untuned_ms": b.get("tessera_ms"), "ort_ms": ort, "libtorch_ms": lt,
+                  "openblas_core": b.get("openblas_core"),
                   "ratio_vs_ort": ort / tuned if ort and tuned else None,
                   "ratio_vs_libtorch": lt / tuned if lt and tuned else None,
                   "seconds_to_reach": reached, "final": final}))

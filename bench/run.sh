@@ -10,9 +10,10 @@
 #                                   (bench/e2e_tune.sh; TESSERA_E2E_SECONDS, _MODELS, _ALLOCATORS,
 #                                   _SLICE_S to interleave the runs)
 #   bench/run.sh mpi_scaling        one tuning with 1 process and 2 and 3 MPI ranks (bench/mpi_scaling.sh)
-# Builds what it needs first (release build in build/). OpenBLAS reads OPENBLAS_CORETYPE and
-# OPENBLAS_L2_SIZE when it loads; this machine's environment sets them to values that halve its
-# speed, so they are unset for the benchmark process only (never for tests or CI).
+# Builds what it needs first (release build in build/). OpenBLAS, the baselines' BLAS, is put on
+# its fastest kernels for this CPU for the benchmark processes only, never for tests or CI
+# (bench/openblas_core.sh: some environments pin it to slower ones, and on CPUs newer than its
+# table it falls back to generic SSE3 kernels).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 e2e=() cases=() tune=0 mpi=0
@@ -38,4 +39,6 @@ if [[ " $* " == *" plugin_suite "* ]]; then
   cmake --build "$root/build/plugin_examples" >&2
   export TESSERA_PLUGINS="$root/build/plugin_examples/libtessera_tlp.so:$root/build/plugin_examples/libtessera_pruner.so"
 fi
-exec env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$root/build/tessera_bench" "$@"
+source "$root/bench/openblas_core.sh"
+openblas_pick_core
+exec "$root/build/tessera_bench" "$@"

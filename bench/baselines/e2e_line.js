@@ -10,7 +10,7 @@
 //        --libtorch-json J --libtorch-out F [--libtorch-error E]
 //        --tessera-json J --tessera-out F [--tessera-error E]
 //
-// Prints {"case", "model", "threads", "cpu", "tessera_ms", "ort_ms", "libtorch_ms",
+// Prints {"case", "model", "threads", "cpu", "openblas_core", "tessera_ms", "ort_ms", "libtorch_ms",
 // "ratio_vs_ort" (ORT ms / Tessera ms), "ratio_vs_libtorch" (LibTorch ms / Tessera ms),
 // "max_abs_error_vs_ort" (Tessera's output against ORT's), "libtorch_max_abs_error_vs_ort",
 // "ort_output_max_abs" (the scale those errors compare with), "tasks", "schedules", ...};
@@ -105,6 +105,7 @@ const line = {
   model: args.model,
   threads: Number(args.threads),
   cpu: args.cpu || null,
+  openblas_core: process.env.TESSERA_OPENBLAS_CORE || null,  // LibTorch's BLAS kernels (bench/openblas_core.sh)
   tessera_ms: round(tsMs),
   ort_ms: ort ? round(ort.ms) : null,
   libtorch_ms: lt ? round(lt.ms) : null,
