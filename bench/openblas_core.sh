@@ -1,5 +1,6 @@
 # Sourced by the benchmark scripts (bench/run.sh, e2e.sh, e2e_tune.sh): puts OpenBLAS, which
-# the OpenBLAS baselines and LibTorch run on, on its fastest kernels for this CPU.
+# the OpenBLAS baselines and LibTorch run on, on its fastest kernels for this CPU (for every
+# process they start, the tuners of e2e_tune included: their cost model trains on it too).
 #
 # OpenBLAS reads OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE when it loads. Some machines' environment
 # sets them to values that pin it to slower kernels, so both are unset. Left to itself, OpenBLAS
@@ -29,10 +30,10 @@ EOF
 # applies. Pure, so that tests/scripts/openblas_core_test.sh can hold it to known CPUs.
 openblas_core_for_flags() {
   local flags=" $1 " vendor=$2
-  has() { local f; for f in "$@"; do [[ "$flags" == *" $f "* ]] || return 1; done; }
-  if has avx512f avx512bw avx512vl avx512dq avx512cd; then
-    if has avx512_bf16; then echo Cooperlake; else echo SkylakeX; fi
-  elif has avx2 fma; then
+  _openblas_has() { local f; for f in "$@"; do [[ "$flags" == *" $f "* ]] || return 1; done; }
+  if _openblas_has avx512f avx512bw avx512vl avx512dq avx512cd; then
+    if _openblas_has avx512_bf16; then echo Cooperlake; else echo SkylakeX; fi
+  elif _openblas_has avx2 fma; then
     if [ "$vendor" = AuthenticAMD ]; then echo Zen; else echo Haswell; fi
   fi
 }
