@@ -142,7 +142,7 @@ Result<std::unique_ptr<SearchAgent>> make_agent(const std::string& name, const A
   try {
     auto agent = entry->make(*all, context);
     if (!agent) return make_error("agent '" + name + "': its factory returned nothing");
-    return std::move(agent);
+    return agent;
   } catch (const std::exception& e) {
     return make_error("agent '" + name + "': its factory threw: " + e.what());
   } catch (...) {

@@ -35,7 +35,7 @@ using AgentParams = env::ParamValues;
 struct AgentContext {
   uint64_t seed = 1;
   std::shared_ptr<env::CostModel> cost_model;  // set for agents that need one
-  std::string state_dir;  // where an agent may keep what it learned across a resumed run; may be empty
+  std::string state_dir{};  // where an agent may keep what it learned across a resumed run; may be empty
 };
 
 struct AgentEntry {

@@ -28,7 +28,7 @@ struct ProxySample {
   std::string group;            // workload key: throughputs are compared within a group only
   // The candidate's schedule steps in order, each as its JSON text (schedule/step_json.h);
   // filled only for models that read steps.
-  std::vector<std::string> steps;
+  std::vector<std::string> steps{};
 };
 
 class CostModel {

@@ -34,7 +34,7 @@ namespace tessera::env {
 struct Candidate {
   int sketch = 0;
   schedule::KnobValues knobs;
-  std::string source;
+  std::string source{};
   bool operator<(const Candidate& o) const {
     return sketch != o.sketch ? sketch < o.sketch : knobs < o.knobs;
   }

@@ -13,7 +13,7 @@ namespace {
 struct Session {
   const DriverApi& d;
   CUmodule module = nullptr;
-  std::vector<CUdeviceptr> buffers;
+  std::vector<CUdeviceptr> buffers{};
   CUdeviceptr flush = 0;
   CUevent start = nullptr, stop = nullptr;
   ~Session() {

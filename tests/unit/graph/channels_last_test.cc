@@ -78,8 +78,12 @@ TEST(ChannelsLast, DepthwiseScaleAndPoolsMatchTheInterpreter) {
   // Softmax has no NHWC form, so it reads `dc` transposed back; the rest stays NHWC, the
   // Concat along NHWC's channel axis (fails if the axis is not moved: the shapes disagree).
   for (const Node& n : c.folded.nodes) {
-    if (n.op_type == "Softmax") EXPECT_EQ(n.inputs[0], "dc");
-    if (n.op_type == "Conv" || n.op_type == "AveragePool") EXPECT_TRUE(is_channels_last(n)) << n.label();
+    if (n.op_type == "Softmax") {
+      EXPECT_EQ(n.inputs[0], "dc");
+    }
+    if (n.op_type == "Conv" || n.op_type == "AveragePool") {
+      EXPECT_TRUE(is_channels_last(n)) << n.label();
+    }
     if (n.op_type == "Concat") {
       EXPECT_EQ(n.get_int("axis", 0), 3);
       EXPECT_EQ(n.inputs, (std::vector<std::string>{"ds__nhwc", "dc__nhwc"}));

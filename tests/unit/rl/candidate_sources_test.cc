@@ -108,7 +108,9 @@ TEST(CandidateSources, JumpsMoveOneKnobToAnUnmeasuredValue) {
   for (const auto& [score, c] : proposed) {
     ASSERT_EQ(knobs_apart(c, centre), 1);
     for (size_t k = 0; k < c.knobs.size(); ++k) {
-      if (c.knobs[k] != centre.knobs[k]) EXPECT_EQ(held[k].count(c.knobs[k]), 0u);
+      if (c.knobs[k] != centre.knobs[k]) {
+        EXPECT_EQ(held[k].count(c.knobs[k]), 0u);
+      }
     }
   }
 }

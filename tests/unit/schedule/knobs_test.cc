@@ -51,7 +51,9 @@ TEST(Knobs, CeilTilesForExtentsWithFewDivisors) {
   EXPECT_TRUE(got.count({8, 2, 4, 16}));
   EXPECT_TRUE(got.count({32, 1, 4, 8}));
   for (int move = 0; move < space.move_count(0); ++move) {
-    if (auto moved = space.apply_move(*values, 0, move)) EXPECT_TRUE(got.count(space.value(*moved, 0)));
+    if (auto moved = space.apply_move(*values, 0, move)) {
+      EXPECT_TRUE(got.count(space.value(*moved, 0)));
+    }
   }
 }
 
