@@ -18,8 +18,8 @@ struct Curve {
   double start, floor, decay;
   int weight;
   std::vector<double> after{};  // when given, the best after round r is after[min(r, size) - 1]
-  std::string tag{};          // default: conv2d and dense in turn
-  double flops = 0;           // default: 1e9 x (index + 1)
+  std::string tag{};            // default: conv2d and dense in turn
+  double flops = 0;             // default: 1e9 x (index + 1)
   double at(int rounds) const {
     if (!after.empty()) return after[static_cast<size_t>(std::min<int>(rounds, static_cast<int>(after.size())) - 1)];
     return floor + (start - floor) * std::pow(decay, rounds);
