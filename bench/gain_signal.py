@@ -157,8 +157,8 @@ def main():
     all_groups = []
     for run in runs:
         by_k = defaultdict(list)
-        for k, signals, future in decision_points(task_gains(run), args.horizon):
-            by_k[k].append((k, signals, future))
+        for point in decision_points(task_gains(run), args.horizon):
+            by_k[point[0]].append(point)
         groups = list(by_k.values())
         all_groups += groups
         line = {"case": "gain_signal", "run": os.path.normpath(run)}
