@@ -1,6 +1,7 @@
 // The network-level environment (see network_env.h).
 #include "env/network_env.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -36,14 +37,20 @@ NetworkEnv::NetworkEnv(std::vector<NetworkTask> tasks, RunRound run_round, int b
 
 void NetworkEnv::restore(int task, const RoundResult& state) {
   TaskView& v = obs_.views[static_cast<size_t>(task)];
-  v.best_seconds = state.best_seconds;
+  if (v.rounds == 0) {  // tuned before, by another run (records shared with single-op runs)
+    v.best_seconds = state.best_seconds;
+    if (state.trials > 0) v.best_history.push_back(state.best_seconds);
+  } else if (state.trials > v.trials) {
+    // After replayed rounds the view stands where the run that ran them stood. The records add
+    // only a round killed before its log line, whose best counts as a round's does (record):
+    // the lower. A best the task re-timed upwards (TuningTask's confirmation) changes nothing,
+    // as it changed nothing while the run was live: a resumed run goes on as an unbroken one.
+    v.best_seconds = std::min(v.best_seconds, state.best_seconds);
+    v.best_history.back() = v.best_seconds;
+  }
   v.trials = state.trials;
   v.seconds += state.seconds;
   v.exhausted = state.exhausted;
-  if (state.trials > 0) {
-    if (v.best_history.empty()) v.best_history.push_back(state.best_seconds);
-    else v.best_history.back() = state.best_seconds;  // after replayed rounds: the records decide
-  }
   obs_.elapsed_seconds += state.seconds;
   update_estimate();
 }

@@ -74,8 +74,9 @@ class NetworkEnv {
   // `budget_rounds` <= 0: no round limit; `budget_seconds` <= 0: no time limit.
   NetworkEnv(std::vector<NetworkTask> tasks, RunRound run_round, int budget_rounds, double budget_seconds);
 
-  // Takes the state of tasks tuned before (a resumed run): their bests and trials (set: the
-  // records decide, also after replayed rounds) and seconds (added).
+  // Takes the state of tasks tuned before (a resumed run, after `replay` of its logged rounds):
+  // the records' trials (set) and seconds (added). The records' best is taken for a task no
+  // round was replayed for; after replayed rounds only a killed round's trials can lower it.
   void restore(int task, const RoundResult& state);
   // Adds tuning time spent before a resume (it counts against the time budget).
   void restore_elapsed(double seconds) { obs_.elapsed_seconds += seconds; }

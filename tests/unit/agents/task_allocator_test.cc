@@ -115,6 +115,50 @@ TEST(NetworkEnv, ReplayedRoundsLeaveTheStateOfTheRunThatRanThem) {
   }
 }
 
+// A task's best can rise: TuningTask's confirmation re-times a lucky best, and its median
+// stands. The environment keeps the lowest best a round reported, live and on replay; a resumed
+// run then takes the records' state (NetworkEnv::restore, as tune_network does), whose best is
+// the risen one. It must leave the view as the unbroken run left it, else a run tuned in slices
+// chooses differently from one tuned whole (stop 95's sliced runs parted from their replays).
+// Fails if restore lets the records' best override the replayed rounds', or drops the trials of
+// a round killed before its log line.
+TEST(NetworkEnv, RestoringTheRecordsAfterReplayedRoundsChangesNothingTheRoundsSaid) {
+  Synthetic a({{10, 1, 0.5, 3, {6, 4, 4.4}}, {4, 2, 0.5, 1}});  // task 0's third round: re-timed up
+  auto ran = a.make_env(0);
+  ran.reset();
+  std::vector<std::pair<int, env::RoundResult>> log;
+  for (int t : {0, 1, 0, 1, 0}) {
+    ran.step(t);
+    const int r = a.rounds[static_cast<size_t>(t)];
+    log.push_back({t, {a.curves[static_cast<size_t>(t)].at(r), 16 * r, 1.0, false}});  // as logged: the task's own best
+  }
+  ASSERT_DOUBLE_EQ(ran.observation().views[0].best_seconds, 4);
+  Synthetic b(a.curves);
+  auto resumed = b.make_env(0);
+  for (const auto& [t, round] : log) resumed.replay(t, round);
+  resumed.restore(0, {4.4, 48, 0.0, false});  // the records: the re-timed best, the same trials
+  resumed.restore(1, {2.5, 32, 0.0, false});
+  const env::NetworkObservation& x = ran.observation();
+  const env::NetworkObservation& y = resumed.observation();
+  EXPECT_DOUBLE_EQ(y.estimate_seconds, x.estimate_seconds);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(y.views[i].best_history, x.views[i].best_history) << "task " << i;
+    EXPECT_EQ(y.views[i].trials, x.views[i].trials) << "task " << i;
+  }
+  // A round of task 1 killed after its measurements reached the records, before its log line:
+  // its trials count, and its best as a round's would.
+  resumed.restore(1, {1.75, 48, 0.0, false});
+  EXPECT_EQ(y.views[1].trials, 48);
+  EXPECT_DOUBLE_EQ(y.views[1].best_seconds, 1.75);
+  EXPECT_DOUBLE_EQ(y.estimate_seconds, 3 * 4 + 1.75);
+  // A task no round was replayed for (tuned by another run): the records' best and trials.
+  Synthetic c(a.curves);
+  auto fresh = c.make_env(0);
+  fresh.restore(0, {4.4, 48, 0.0, false});
+  EXPECT_DOUBLE_EQ(fresh.observation().views[0].best_seconds, 4.4);
+  EXPECT_EQ(fresh.observation().views[0].best_history, std::vector<double>{4.4});
+}
+
 TEST(TaskAllocators, RoundRobinTakesTurnsAndSkipsExhaustedTasks) {
   Synthetic net({{1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}});
   auto env = net.make_env(7);
