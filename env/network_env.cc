@@ -50,7 +50,10 @@ void NetworkEnv::restore(int task, const RoundResult& state) {
   }
   v.trials = state.trials;
   v.seconds += state.seconds;
-  v.exhausted = state.exhausted;
+  // A search that ran out before the resume stays out, as it does in the unbroken run (once
+  // woken by a resume, a search that had run out gave a round of no trials: a turn the unbroken
+  // run never took, and an allocator that from there chose differently).
+  v.exhausted = v.exhausted || state.exhausted;
   obs_.elapsed_seconds += state.seconds;
   update_estimate();
 }

@@ -76,7 +76,8 @@ class NetworkEnv {
 
   // Takes the state of tasks tuned before (a resumed run, after `replay` of its logged rounds):
   // the records' trials (set) and seconds (added). The records' best is taken for a task no
-  // round was replayed for; after replayed rounds only a killed round's trials can lower it.
+  // round was replayed for; after replayed rounds only a killed round's trials can lower it,
+  // and a task the rounds left exhausted stays so.
   void restore(int task, const RoundResult& state);
   // Adds tuning time spent before a resume (it counts against the time budget).
   void restore_elapsed(double seconds) { obs_.elapsed_seconds += seconds; }

@@ -120,8 +120,8 @@ TEST(NetworkEnv, ReplayedRoundsLeaveTheStateOfTheRunThatRanThem) {
 // run then takes the records' state (NetworkEnv::restore, as tune_network does), whose best is
 // the risen one. It must leave the view as the unbroken run left it, else a run tuned in slices
 // chooses differently from one tuned whole (stop 95's sliced runs parted from their replays).
-// Fails if restore lets the records' best override the replayed rounds', or drops the trials of
-// a round killed before its log line.
+// Fails if restore lets the records' best override the replayed rounds', drops the trials of
+// a round killed before its log line, or wakes a search the replayed rounds left exhausted.
 TEST(NetworkEnv, RestoringTheRecordsAfterReplayedRoundsChangesNothingTheRoundsSaid) {
   Synthetic a({{10, 1, 0.5, 3, {6, 4, 4.4}}, {4, 2, 0.5, 1}});  // task 0's third round: re-timed up
   auto ran = a.make_env(0);
@@ -151,6 +151,11 @@ TEST(NetworkEnv, RestoringTheRecordsAfterReplayedRoundsChangesNothingTheRoundsSa
   EXPECT_EQ(y.views[1].trials, 48);
   EXPECT_DOUBLE_EQ(y.views[1].best_seconds, 1.75);
   EXPECT_DOUBLE_EQ(y.estimate_seconds, 3 * 4 + 1.75);
+  // A search that ran out before the resume (its last round logged as exhausted) stays out:
+  // tune_network restores every task as not exhausted.
+  resumed.replay(1, {1.75, 48, 0.5, true});
+  resumed.restore(1, {1.75, 48, 0.0, false});
+  EXPECT_TRUE(y.views[1].exhausted) << "the resumed run would ask a search that ran out again";
   // A task no round was replayed for (tuned by another run): the records' best and trials.
   Synthetic c(a.curves);
   auto fresh = c.make_env(0);
