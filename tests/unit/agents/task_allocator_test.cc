@@ -162,6 +162,8 @@ TEST(NetworkEnv, RestoringTheRecordsAfterReplayedRoundsChangesNothingTheRoundsSa
   fresh.restore(0, {4.4, 48, 0.0, false});
   EXPECT_DOUBLE_EQ(fresh.observation().views[0].best_seconds, 4.4);
   EXPECT_EQ(fresh.observation().views[0].best_history, std::vector<double>{4.4});
+  fresh.restore(0, {4.2, 64, 0.0, false});  // restored again: one entry, not a round more
+  EXPECT_EQ(fresh.observation().views[0].best_history, std::vector<double>{4.2});
 }
 
 TEST(TaskAllocators, RoundRobinTakesTurnsAndSkipsExhaustedTasks) {
