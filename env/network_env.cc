@@ -39,8 +39,10 @@ void NetworkEnv::restore(int task, const RoundResult& state) {
   TaskView& v = obs_.views[static_cast<size_t>(task)];
   if (v.rounds == 0) {  // tuned before, by another run (records shared with single-op runs)
     v.best_seconds = state.best_seconds;
-    if (state.trials > 0 && v.best_history.empty()) v.best_history.push_back(state.best_seconds);
-    else if (state.trials > 0) v.best_history.back() = state.best_seconds;  // restored again
+    if (state.trials > 0) {
+      if (v.best_history.empty()) v.best_history.push_back(state.best_seconds);
+      else v.best_history.back() = state.best_seconds;  // restored again
+    }
   } else if (state.trials > v.trials) {
     // After replayed rounds the view stands where the run that ran them stood. The records add
     // only a round killed before its log line, whose best counts as a round's does (record):

@@ -271,8 +271,9 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   }
   for (const std::string& w : round_warnings) log.say("warning: " + w);
   if (replayed > 0) log.say(std::to_string(replayed) + " rounds replayed from " + rounds_path);
-  // The records decide each task's best and trials (a round killed before its log line was
-  // written still has its measurements there).
+  // The records decide each task's trials (a round killed before its log line was written
+  // still has its measurements there); its best only where no round was replayed or a killed
+  // round lowered it (NetworkEnv::restore: a resumed run goes on as an unbroken one).
   for (size_t t = 0; t < slots.size(); ++t) {
     const env::TuningTask& task = *slots[t].tuning;
     if (task.trials() == 0 && obs.views[t].rounds == 0) continue;
