@@ -30,8 +30,9 @@ model with the issue's criteria:
    half the time), "harl_end_vs_round_robin_end" (<= 1 means harl did not end worse), both again
    from the runs' estimates (*_estimated) and as the median over rounds of the two cuts' ratio
    in the same round (*_paired: a noisy stretch on one cut's rounds moves it less than the ratio
-   of best rounds), the estimates' two ratios again with each run's machine speed divided out
-   (*_estimated_same_speed), "machine_speed_vs_first_run" (run -> "time_ratio": the median of
+   of best rounds) with the 95% t interval of its mean over rounds (*_paired_ci95; with three
+   rounds it is wide: bench/cut_compare.py gives the verdict), the estimates' two ratios again
+   with each run's machine speed divided out (*_estimated_same_speed), "machine_speed_vs_first_run" (run -> "time_ratio": the median of
    its time over the first run's on the schedules both measured, "geometric_mean" of the same,
    "same_schedules": how many), for runs with a machine probe (experiments/machine_probe.h) "probe" (run -> its
    timings' count, median, ratio to the first probed run's median, and 10th/90th percentiles over
@@ -58,6 +59,9 @@ import statistics
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cut_compare  # noqa: E402  (its interval)
+
 ALLOCATORS = ("round_robin", "gradient", "harl")
 
 
@@ -271,7 +275,8 @@ def main():
     for run_dir in args.run_dirs:
         if not all(os.path.exists(os.path.join(run_dir, f)) for f in ("records.jsonl", "curve.csv")):
             sys.exit("e2e_allocators: %s is not a tuned network's run directory (no records.jsonl or curve.csv)" % run_dir)
-        records, retimes = read_lines(run_dir, "records.jsonl"), read_lines(run_dir, "retimed.jsonl")
+        records = read_lines(run_dir, "records.jsonl")
+        retimes = read_lines(run_dir, "retimed.jsonl") + read_lines(run_dir, "verdicts.jsonl")
         run = os.path.basename(os.path.normpath(run_dir))
         if run in allocator_of_run:
             sys.exit("e2e_allocators: two run directories named %s" % run)
@@ -389,6 +394,20 @@ def main():
         ratios = [ms / in_b[r] for r, ms in timings[a] if r in in_b]
         return round(statistics.median(ratios), 3) if ratios else None
 
+    def paired_interval(run_a, mark_a, run_b, mark_b):
+        """The 95% t interval of the mean log ratio over rounds (bench/cut_compare.py's): whether
+        the rounds resolve the criterion at all. Each round builds each cut once, so a cut's
+        network placement (a few percent on a VM, fixed for the process) is in every ratio;
+        bench/cut_compare.py, with copies and more processes, narrows it."""
+        a, b = cut_index.get((run_a, mark_a)), cut_index.get((run_b, mark_b))
+        if a is None or b is None:
+            return None
+        in_b = dict(timings[b])
+        logs = [math.log(ms / in_b[r]) for r, ms in timings[a] if r in in_b]
+        if len(logs) < 2:
+            return None
+        return [round(v, 3) for v in cut_compare.interval(logs)[1]]
+
     per_run = {}
     for run in (r for r, a in allocator_of_run.items() if a == "harl"):
         criteria = {}
@@ -406,6 +425,7 @@ def main():
             if est is not None and speed.get(run, (None,))[0] and speed.get(other, (None,))[0]:
                 criteria[name + "_estimated_same_speed"] = round(est / (speed[run][0] / speed[other][0]), 3)
         criteria["harl_half_vs_gradient_full_paired"] = paired(run, half, first.get("gradient"), full)
+        criteria["harl_half_vs_gradient_full_paired_ci95"] = paired_interval(run, half, first.get("gradient"), full)
         # Which tasks make the difference: per task, the median over rounds of harl's half-budget
         # kernel's time over gradient's whole-budget one, timed in the same process.
         a, b = cut_index.get((run, half)), cut_index.get((first.get("gradient"), full))
@@ -418,6 +438,7 @@ def main():
                         per_task.setdefault(task, []).append(ms / in_b[r][task])
             criteria["per_task_harl_half_vs_gradient_full"] = {t: round(statistics.median(v), 3) for t, v in per_task.items()}
         criteria["harl_end_vs_round_robin_end_paired"] = paired(run, full, first.get("round_robin"), full)
+        criteria["harl_end_vs_round_robin_end_paired_ci95"] = paired_interval(run, full, first.get("round_robin"), full)
         per_run[run] = criteria
     summary.update(per_run.get(first.get("harl"), {}))
     summary["per_run"] = per_run

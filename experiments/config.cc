@@ -401,7 +401,7 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
   }
 
   if (const YAML::Node b = root["budget"]) {
-    if (auto ok = r.only_keys(b, "budget", {"trials", "seconds", "batch_size", "network_every_s", "probe_every_s", "share_bests"}); !ok) return ok.error();
+    if (auto ok = r.only_keys(b, "budget", {"trials", "seconds", "batch_size", "network_every_s", "probe_every_s", "share_bests", "verdict_runs"}); !ok) return ok.error();
     // A network run may have no search at all: its default schedules and transfer only.
     if (b["trials"]) TRY_ASSIGN(c.trials, r.integer(b["trials"], "budget.trials", c.network.empty() ? 1 : 0));
     if (b["network_every_s"]) {
@@ -411,6 +411,12 @@ Result<TuneConfig> parse_config(YAML::Node root, const std::string& path, const 
     if (b["probe_every_s"]) {
       if (c.network.empty()) return r.error(b["probe_every_s"], "budget.probe_every_s", "probe_every_s is for network runs");
       TRY_ASSIGN(c.probe_every_s, r.number(b["probe_every_s"], "budget.probe_every_s", 0));
+    }
+    if (b["verdict_runs"]) {
+      if (c.network.empty()) return r.error(b["verdict_runs"], "budget.verdict_runs", "verdict_runs is for network runs");
+      int64_t n;
+      TRY_ASSIGN(n, r.integer(b["verdict_runs"], "budget.verdict_runs", 0));
+      c.verdict_runs = static_cast<int>(n);
     }
     if (b["share_bests"]) {
       if (c.network.empty()) return r.error(b["share_bests"], "budget.share_bests", "share_bests is for network runs");
@@ -526,6 +532,7 @@ nlohmann::json resolved_config(const TuneConfig& c) {
     out["budget"]["network_every_s"] = c.network_every_s;
     out["budget"]["probe_every_s"] = c.probe_every_s;
     out["budget"]["share_bests"] = c.share_bests;
+    out["budget"]["verdict_runs"] = c.verdict_runs;
   }
   return out;
 }

@@ -87,6 +87,10 @@ struct TuneConfig {
   // 0: off, the default: on ResNet-50 it found 12 of 27 final bests but no faster network,
   // bench/NOTES.md).
   int share_bests = 0;
+  // At the end, each tuned task's kernel and its default are timed against each other in the
+  // network, this many inferences of each interleaved (experiments/network_verdict.h): where the
+  // default runs faster there, a verdict record makes the executor keep it (0: off).
+  int verdict_runs = 30;
   SearchSpec search;
   ProxySpec proxy;
   int64_t trials = 200;                    // per task

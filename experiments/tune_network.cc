@@ -21,6 +21,7 @@
 #include "env/transfer.h"
 #include "experiments/machine_probe.h"
 #include "experiments/network_progress.h"
+#include "experiments/network_verdict.h"
 #include "experiments/round_log.h"
 #include "experiments/run_outputs.h"
 #include "experiments/search_setup.h"
@@ -406,6 +407,40 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   if (std::isfinite(obs.estimate_seconds)) summary["estimated_ms_in_loop"] = obs.estimate_seconds * 1e3;
   summary["trials"] = total_trials();
   summary["elapsed_seconds"] = obs.elapsed_seconds;
+  // The network's verdict on each tuned kernel against its default (network_verdict.h), before
+  // the network is measured with what the records now choose.
+  if (config.verdict_runs > 0) {
+    VerdictOptions verdict_options;
+    verdict_options.runs = config.verdict_runs;
+    verdict_options.threads = config.threads;
+    verdict_options.seed = config.seed;
+    auto verdict = network_verdict(*folded, *fused, config.run_dir, verdict_options, &executor_cache);
+    if (!verdict) {
+      log.say("warning: the network's verdict on the tuned kernels could not be taken: " + verdict.error().message);
+    } else {
+      int kept = 0;
+      nlohmann::json judged = nlohmann::json::array();
+      for (const TaskVerdict& v : verdict->tasks) {
+        kept += v.keep_default;
+        judged.push_back({{"name", v.task}, {"tuned_ms", v.tuned_ms}, {"default_ms", v.default_ms},
+                          {"keep_default", v.keep_default && !verdict->taken_back}});
+        if (v.keep_default) {
+          log.say("network verdict: " + v.task + ": its default ran " + fixed(v.default_ms, 4) +
+                  " ms a call in the network, the tuned kernel " + fixed(v.tuned_ms, 4));
+        }
+      }
+      std::string outcome = std::to_string(kept) + " default" + (kept == 1 ? "" : "s") + " faster";
+      if (kept > 0) {
+        outcome += verdict->taken_back
+                       ? "; together they ran the network " + fixed(verdict->kept_over_tuned, 3) + "x the tuned one, so none is kept"
+                       : ", kept (verdicts.jsonl): the network runs " + fixed(verdict->kept_over_tuned, 3) + "x the tuned one";
+      }
+      log.say("network verdict: " + std::to_string(verdict->tasks.size()) +
+              " tuned kernels timed against their defaults in the network, " + outcome);
+      summary["network_verdict"] = {{"tasks", judged}, {"kept_over_tuned", verdict->kept_over_tuned},
+                                    {"taken_back", verdict->taken_back}};
+    }
+  }
   auto measured = measure_now();
   nlohmann::json history = nlohmann::json::array();
   for (const CurvePoint& p : read_curve(curve_path)) {

@@ -33,6 +33,7 @@ Result<RecordBests> load_record_bests(const std::string& path) {
   constexpr size_t kClassPrefix = 5;  // "cold " or "warm "
   std::map<std::string, std::map<std::string, MeasureRecord>> schedules;
   std::map<std::string, std::set<std::string>> failed_again;  // workload key -> keys failed when re-timed
+  std::map<std::string, std::map<std::string, MeasureRecord>> verdicts;  // as `schedules`, network verdicts only
   for (const std::string& file : bests.files) {
     auto read = read_records(file);
     if (!read) return read.error();
@@ -46,6 +47,12 @@ Result<RecordBests> load_record_bests(const std::string& path) {
       const std::string key = (r.timed_cold() ? "cold " : "warm ") + r.steps.dump();
       if (r.error != MeasureError::kNone && r.source == kRetimeSource) failed_again[r.workload_key].insert(key);
       if (r.error != MeasureError::kNone || r.costs.empty()) continue;
+      if (r.source == kNetworkSource) {  // kept apart: it replaces its schedule's timings below
+        auto [it, fresh] = verdicts[r.workload_key].try_emplace(key);
+        if (fresh) it->second = std::move(r);
+        else it->second.costs.insert(it->second.costs.end(), r.costs.begin(), r.costs.end());
+        continue;
+      }
       if (r.scale != 1) {  // a re-timing: put on the scale of the first timings it joins
         r.costs = r.comparable_costs();
         r.scale = 1;
@@ -57,6 +64,12 @@ Result<RecordBests> load_record_bests(const std::string& path) {
       } else {
         it->second.costs.insert(it->second.costs.end(), r.costs.begin(), r.costs.end());
       }
+    }
+  }
+  for (auto& [workload, of_workload] : verdicts) {
+    for (auto& [key, verdict] : of_workload) {
+      verdict.steps = nullptr;
+      schedules[workload][key] = std::move(verdict);
     }
   }
   for (auto& [workload, of_workload] : schedules) {  // each holds one schedule or more

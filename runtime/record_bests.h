@@ -11,8 +11,10 @@
 // against never re-timed ones on one scale, in their side-by-side order. Of those, the one
 // with the lowest median cost per workload key wins, among records timed with cold constants if
 // the workload has any (ranks_before). A schedule that failed when timed again (a failed record
-// of source kRetimeSource) is never chosen, whatever its other timings. Corrupt lines are skipped
-// and reported as warnings, not errors.
+// of source kRetimeSource) is never chosen, whatever its other timings. A network verdict (a
+// record of source kNetworkSource, experiments/network_verdict.h) ranks its schedule by its own
+// costs alone, in place of that schedule's timings: what the network measured stands over what a
+// kernel timed alone said. Corrupt lines are skipped and reported as warnings, not errors.
 #pragma once
 
 #include <map>
@@ -23,6 +25,11 @@
 #include "schedule/result.h"
 
 namespace tessera::runtime {
+
+// The source of a network verdict: a schedule that ran faster in the network than the
+// workload's best by timing, with costs that place it on the records' scale by that ratio (the
+// best's ranked cost times the network's time ratio of the two).
+inline constexpr const char* kNetworkSource = "network";
 
 struct RecordBests {
   std::map<std::string, MeasureRecord> by_workload;  // workload key -> fastest correct record

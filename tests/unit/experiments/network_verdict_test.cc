@@ -1,0 +1,87 @@
+// network_verdict (experiments/network_verdict.h): a recorded kernel that the network finds
+// slower than its default is overruled by a verdict record, and the executor then builds the
+// default; a task whose record is its default is not judged.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "experiments/network_verdict.h"
+#include "graph/onnx/import.h"
+#include "graph/prepare.h"
+#include "runtime/default_schedule.h"
+#include "runtime/executor_cache.h"
+#include "runtime/record_bests.h"
+#include "runtime/records.h"
+#include "schedule/step_json.h"
+
+namespace tessera::experiments {
+namespace {
+
+// Records that lie, as the luckiest of thousands of timings can: the tiny CNN's conv t1 with
+// the unscheduled lowering (scalar loops, no tiling) recorded at a nanosecond, and its gemm t3
+// recorded at its own default schedule. Bugs caught: the two networks' timings swapped or
+// misattributed (the lowering kept), a verdict written but ranked below the lie (the executor
+// still builds the lowering), a default judged against itself (t3 reported).
+TEST(NetworkVerdict, KeepsTheDefaultWhereTheNetworkRunsItFaster) {
+  auto imported = graph::import_onnx(std::string(TESSERA_SOURCE_DIR) + "/tests/integration/models/tiny_cnn.onnx");
+  ASSERT_TRUE(imported.ok()) << imported.error().message;
+  auto layout = graph::parse_layout("nhwc");
+  ASSERT_TRUE(layout.ok());
+  auto prepared = graph::prepare_network(*imported, *layout);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  const graph::NetworkTasks& tasks = prepared->tasks;
+  ASSERT_EQ(tasks.tasks.size(), 4u);
+  const schedule::ComputeDAG& conv = tasks.tasks[1].dag;
+  const schedule::ComputeDAG& gemm = tasks.tasks[3].dag;
+  ASSERT_EQ(tasks.tasks[1].name, "t1_conv_add_relu");
+
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("tessera_verdict_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    auto writer = runtime::RecordWriter::open((dir / "records.jsonl").string());
+    ASSERT_TRUE(writer.ok()) << writer.error().message;
+    runtime::MeasureResult lucky;
+    lucky.costs = {1e-9};
+    ASSERT_TRUE(writer->append(runtime::make_record(conv.workload_key(), "conv", "", nlohmann::json::array(), lucky)).ok());
+    const runtime::ScheduleChoice gemm_default = runtime::default_schedules(gemm, runtime::Constants::kFromMemory).front();
+    ASSERT_FALSE(gemm_default.sketch.empty());
+    ASSERT_TRUE(writer->append(runtime::make_record(gemm.workload_key(), "gemm", gemm_default.sketch,
+                                                    schedule::steps_to_json(gemm_default.steps), lucky,
+                                                    gemm_default.knobs)).ok());
+  }
+  runtime::ExecutorCache cache;
+  VerdictOptions options;
+  options.runs = 20;
+  auto verdict = network_verdict(prepared->graph, tasks, dir.string(), options, &cache);
+  ASSERT_TRUE(verdict.ok()) << verdict.error().message;
+  ASSERT_EQ(verdict->tasks.size(), 1u) << "only t1's record is not its default";
+  const TaskVerdict& v = verdict->tasks.front();
+  EXPECT_EQ(v.task, "t1_conv_add_relu");
+  EXPECT_EQ(v.workload_key, conv.workload_key());
+  EXPECT_LT(v.default_ms * 2, v.tuned_ms) << "scalar loops against the default's vectorized tiles";
+  EXPECT_TRUE(v.keep_default);
+  // Together too: the network with t1's default is the faster (fails if the whole-network check
+  // compared the wrong networks, or took back a verdict that holds).
+  EXPECT_FALSE(verdict->taken_back);
+  EXPECT_GT(verdict->kept_over_tuned, 0.0);
+  EXPECT_LT(verdict->kept_over_tuned, 0.8);
+
+  auto bests = runtime::load_record_bests(dir.string());
+  ASSERT_TRUE(bests.ok()) << bests.error().message;
+  const runtime::MeasureRecord& chosen = bests->by_workload.at(conv.workload_key());
+  const runtime::ScheduleChoice conv_default = runtime::default_schedules(conv, runtime::Constants::kFromMemory).front();
+  EXPECT_EQ(chosen.source, runtime::kNetworkSource);
+  EXPECT_EQ(chosen.steps, schedule::steps_to_json(conv_default.steps)) << "the executor builds the default";
+
+  // Judged again, the records' best is the default now: nothing is judged, nothing more written.
+  auto again = network_verdict(prepared->graph, tasks, dir.string(), options, &cache);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_TRUE(again->tasks.empty());
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tessera::experiments
