@@ -1,4 +1,4 @@
-// Each tuned task's kernel against its default in the network (see network_verdict.h).
+// Each tuned task's kernel against its runners-up and its default in the network (see network_verdict.h).
 #include "experiments/network_verdict.h"
 
 #include <chrono>
@@ -13,6 +13,7 @@
 #include "runtime/default_schedule.h"
 #include "runtime/network_executor.h"
 #include "runtime/record_bests.h"
+#include "runtime/record_ranking.h"
 #include "runtime/records.h"
 #include "runtime/timing.h"
 #include "schedule/step_json.h"
@@ -66,41 +67,76 @@ Result<std::vector<std::vector<double>>> run_interleaved(std::vector<runtime::Ne
   return seconds;
 }
 
+// The file `path` with, for each workload, its `rank`-th record of `ranking` (0: the first),
+// where it has one: what a network of that level is built from.
+Result<void> write_level(const runtime::RecordRanking& ranking, size_t rank, const std::string& path) {
+  auto writer = runtime::RecordWriter::open(path);
+  if (!writer) return writer.error();
+  for (const auto& [workload, records] : ranking) {
+    if (rank >= records.size()) continue;
+    if (auto appended = writer->append(records[rank]); !appended) return appended.error();
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<NetworkVerdict> network_verdict(const graph::Graph& folded, const graph::NetworkTasks& tasks,
                                        const std::string& run_dir, const VerdictOptions& options,
                                        runtime::ExecutorCache* cache) {
-  auto bests = runtime::load_record_bests(run_dir);
-  if (!bests) return bests.error();
-  // The tasks to judge: a recorded best that is not the default schedule the executor would take.
-  const size_t n = tasks.tasks.size();
+  const size_t rivals = static_cast<size_t>(std::max(0, options.rivals));
+  auto ranking = runtime::load_record_ranking(run_dir, static_cast<int>(rivals) + 1);
+  if (!ranking) return ranking.error();
+  // The tasks to judge: a recorded best that is not the default schedule the executor would
+  // take. Each level's schedule of a task (ranks 1..rivals+1, then the default), as JSON steps;
+  // null where the task has none or it repeats the best's.
+  const size_t n = tasks.tasks.size(), levels = rivals + 2, default_level = rivals + 1;
   std::vector<runtime::ScheduleChoice> defaults(n);
-  std::vector<const runtime::MeasureRecord*> tuned(n, nullptr);
+  std::vector<const std::vector<runtime::MeasureRecord>*> ranked(n, nullptr);
+  std::vector<std::vector<nlohmann::json>> steps(n, std::vector<nlohmann::json>(levels));
   bool any = false;
   for (size_t t = 0; t < n; ++t) {
     const schedule::ComputeDAG& dag = tasks.tasks[t].dag;
-    auto best = bests->by_workload.find(dag.workload_key());
-    if (best == bests->by_workload.end()) continue;
+    auto found = ranking->find(dag.workload_key());
+    if (found == ranking->end() || found->second.empty()) continue;
     std::vector<runtime::ScheduleChoice> choices = runtime::default_schedules(dag, runtime::Constants::kFromMemory);
     if (choices.empty() || choices.front().sketch.empty()) continue;  // no default to keep
-    if (schedule::steps_to_json(choices.front().steps) == best->second.steps) continue;
+    const nlohmann::json default_steps = schedule::steps_to_json(choices.front().steps);
+    const std::vector<runtime::MeasureRecord>& records = found->second;
+    if (records.front().steps == default_steps) continue;
+    for (size_t level = 0; level < records.size(); ++level) {
+      if (level == 0 || (records[level].steps != records[0].steps && records[level].steps != default_steps)) {
+        steps[t][level] = records[level].steps;
+      }
+    }
+    steps[t][default_level] = default_steps;
     defaults[t] = std::move(choices.front());
-    tuned[t] = &best->second;
+    ranked[t] = &records;
     any = true;
   }
   if (!any) return NetworkVerdict{};
 
-  // `copies` networks of each kind, built one after another (the cache compiles each kernel once).
+  // `copies` networks of each level, built one after another (the cache compiles each kernel
+  // once): the best's from the run directory, the runners-up's from a file of their own each
+  // (not *.jsonl, so no reading of the directory takes it), the defaults' from no records.
   const int copies = std::max(1, options.copies);
-  auto tuned_networks = build_copies(folded, tasks, run_dir, run_dir, copies, options.seed, cache);
-  if (!tuned_networks) return tuned_networks.error();
-  auto default_networks = build_copies(folded, tasks, "", run_dir, copies, options.seed, cache);
-  if (!default_networks) return default_networks.error();
-  std::vector<runtime::NetworkExecutor*> networks;  // tuned, default, tuned, default, ...
+  std::vector<std::vector<runtime::NetworkExecutor>> built(levels);
+  for (size_t level = 0; level < levels; ++level) {
+    std::string records = level == 0 ? run_dir : "";
+    const std::string level_path = (std::filesystem::path(run_dir) / ("verdict_rank" + std::to_string(level + 1) + ".tmp")).string();
+    if (level > 0 && level < default_level) {
+      if (auto written = write_level(*ranking, level, level_path); !written) return written.error();
+      records = level_path;
+    }
+    auto made = build_copies(folded, tasks, records, run_dir, copies, options.seed, cache);
+    std::error_code ignored;
+    if (records == level_path) std::filesystem::remove(level_path, ignored);
+    if (!made) return made.error();
+    built[level] = std::move(*made);
+  }
+  std::vector<runtime::NetworkExecutor*> networks;  // copy 0 of every level, copy 1 of every level, ...
   for (int c = 0; c < copies; ++c) {
-    networks.push_back(&(*tuned_networks)[c]);
-    networks.push_back(&(*default_networks)[c]);
+    for (size_t level = 0; level < levels; ++level) networks.push_back(&built[level][c]);
   }
   const auto inputs = runtime::random_network_inputs(folded, options.seed);
   for (runtime::NetworkExecutor* network : networks) network->set_timing(true);
@@ -113,40 +149,68 @@ Result<NetworkVerdict> network_verdict(const graph::Graph& folded, const graph::
   const uintmax_t size_before = existed ? std::filesystem::file_size(verdicts_path) : 0;
   std::optional<runtime::RecordWriter> writer;
   for (size_t t = 0; t < n; ++t) {
-    if (!tuned[t]) continue;
-    // Each kind's time: the geometric mean over its copies; a copy whose kernel is not the one
-    // judged (the recorded schedule failed its check and fell back) leaves the task out.
-    double log_tuned = 0, log_default = 0;
-    bool judged = true;
-    for (size_t i = 0; i < networks.size(); ++i) {
-      const bool from_records = i % 2 == 0;
-      const runtime::TaskReport& report = networks[i]->tasks()[t];
-      const runtime::ScheduleSource expected = from_records ? runtime::ScheduleSource::kRecords : runtime::ScheduleSource::kDefault;
-      const double seconds = per_call(networks[i]->task_times()[t]);
-      if (report.source != expected || !(seconds > 0)) {
-        judged = false;
-        break;
+    if (!ranked[t]) continue;
+    // Each level's time per copy, and over its copies (the geometric mean). A level whose
+    // kernel is not the one meant (a recorded schedule that failed its check and fell back) is
+    // left out, and the task with it when that is the best's level.
+    std::vector<double> ms(levels, NAN);
+    std::vector<std::vector<double>> copy_ms(levels, std::vector<double>(copies, NAN));
+    for (size_t level = 0; level < levels; ++level) {
+      if (steps[t][level].is_null()) continue;
+      const runtime::ScheduleSource expected = level == default_level ? runtime::ScheduleSource::kDefault
+                                                                      : runtime::ScheduleSource::kRecords;
+      double log_sum = 0;
+      for (int c = 0; c < copies && !std::isnan(log_sum); ++c) {
+        const runtime::NetworkExecutor& network = built[level][c];
+        const double seconds = per_call(network.task_times()[t]);
+        if (network.tasks()[t].source != expected || !(seconds > 0)) {
+          log_sum = NAN;
+        } else {
+          copy_ms[level][c] = seconds * 1e3;
+          log_sum += std::log(seconds) / copies;
+        }
       }
-      (from_records ? log_tuned : log_default) += std::log(seconds) / copies;
+      ms[level] = std::exp(log_sum) * 1e3;
     }
-    if (!judged) continue;
+    if (std::isnan(ms[0])) continue;
     TaskVerdict v;
     v.task = tasks.tasks[t].name;
     v.workload_key = tasks.tasks[t].dag.workload_key();
-    v.tuned_ms = std::exp(log_tuned) * 1e3;
-    v.default_ms = std::exp(log_default) * 1e3;
-    v.keep_default = v.default_ms < v.tuned_ms * (1 - options.margin);
-    if (v.keep_default) {
+    v.tuned_ms = ms[0];
+    v.default_ms = ms[default_level];
+    // The kept kernel: of the levels faster than the best by `margin` in every copy (the least
+    // of four noisy timings is always some level's; in every copy it is seldom luck), the fastest.
+    size_t fastest = 0;
+    for (size_t level = 1; level < levels; ++level) {
+      if (std::isnan(ms[level])) continue;
+      if (level < default_level && !(ms[level] >= v.rival_ms)) {
+        v.rival_ms = ms[level];
+        v.rival_rank = static_cast<int>(level) + 1;
+      }
+      bool faster_in_every_copy = true;
+      for (int c = 0; c < copies; ++c) faster_in_every_copy &= copy_ms[level][c] < copy_ms[0][c] * (1 - options.margin);
+      if (faster_in_every_copy && (fastest == 0 || ms[level] < ms[fastest])) fastest = level;
+    }
+    if (fastest != 0) {
+      const runtime::MeasureRecord& best = ranked[t]->front();
       runtime::MeasureResult result;
-      result.costs = {tuned[t]->median_cost() * v.default_ms / v.tuned_ms};
-      runtime::MeasureRecord record =
-          runtime::make_record(v.workload_key, tuned[t]->workload, defaults[t].sketch,
-                               schedule::steps_to_json(defaults[t].steps), result, defaults[t].knobs);
-      record.target = tuned[t]->target;  // ranked in the same timing class as the best it displaces
+      result.costs = {best.median_cost() * ms[fastest] / ms[0]};
+      runtime::MeasureRecord record;
+      if (fastest == default_level) {
+        v.kept = TaskVerdict::Kept::kDefault;
+        record = runtime::make_record(v.workload_key, best.workload, defaults[t].sketch, steps[t][fastest], result,
+                                      defaults[t].knobs);
+      } else {
+        v.kept = TaskVerdict::Kept::kRival;
+        const runtime::MeasureRecord& rival = (*ranked[t])[fastest];
+        record = runtime::make_record(v.workload_key, best.workload, rival.sketch, rival.steps, result, rival.knobs);
+      }
+      record.target = best.target;  // ranked in the same timing class as the best it displaces
       record.source = runtime::kNetworkSource;
-      char message[160];
-      std::snprintf(message, sizeof message, "in the network: %.4f ms a call, the recorded best %.4f ms",
-                    v.default_ms, v.tuned_ms);
+      char message[200];
+      std::snprintf(message, sizeof message, "in the network: %.4f ms a call (%s), the recorded best %.4f ms",
+                    ms[fastest], fastest == default_level ? "the default" : ("rank " + std::to_string(fastest + 1)).c_str(),
+                    ms[0]);
       record.message = message;
       if (!writer) {
         auto opened = runtime::RecordWriter::open(verdicts_path.string());
@@ -159,14 +223,15 @@ Result<NetworkVerdict> network_verdict(const graph::Graph& folded, const graph::
   }
   if (!writer) return verdict;
   writer.reset();
+  std::vector<runtime::NetworkExecutor>& tuned_networks = built[0];
 
-  // The kept defaults judged together: the network with them against the tuned one.
+  // The verdicts judged together: the network with them against the records' best.
   auto kept_networks = build_copies(folded, tasks, run_dir, run_dir, copies, options.seed, cache);
   if (!kept_networks) return kept_networks.error();
-  std::vector<runtime::NetworkExecutor*> pair;  // tuned, kept, tuned, kept, ...
+  std::vector<runtime::NetworkExecutor*> pair;  // best, kept, best, kept, ...
   for (int c = 0; c < copies; ++c) {
-    (*tuned_networks)[c].set_timing(false);
-    pair.push_back(&(*tuned_networks)[c]);
+    tuned_networks[c].set_timing(false);
+    pair.push_back(&tuned_networks[c]);
     pair.push_back(&(*kept_networks)[c]);
   }
   auto seconds = run_interleaved(pair, inputs, options.runs, options.threads);

@@ -407,8 +407,8 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
   if (std::isfinite(obs.estimate_seconds)) summary["estimated_ms_in_loop"] = obs.estimate_seconds * 1e3;
   summary["trials"] = total_trials();
   summary["elapsed_seconds"] = obs.elapsed_seconds;
-  // The network's verdict on each tuned kernel against its default (network_verdict.h), before
-  // the network is measured with what the records now choose.
+  // The network's verdict on each tuned kernel against its runners-up and its default
+  // (network_verdict.h), before the network is measured with what the records now choose.
   if (config.verdict_runs > 0) {
     VerdictOptions verdict_options;
     verdict_options.runs = config.verdict_runs;
@@ -421,22 +421,27 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
       int kept = 0;
       nlohmann::json judged = nlohmann::json::array();
       for (const TaskVerdict& v : verdict->tasks) {
-        kept += v.keep_default;
+        const bool replaced = v.kept != TaskVerdict::Kept::kBest;
+        const std::string what = v.kept == TaskVerdict::Kept::kDefault ? "its default"
+                                 : "its rank-" + std::to_string(v.rival_rank) + " kernel";
+        kept += replaced;
         judged.push_back({{"name", v.task}, {"tuned_ms", v.tuned_ms}, {"default_ms", v.default_ms},
-                          {"keep_default", v.keep_default && !verdict->taken_back}});
-        if (v.keep_default) {
-          log.say("network verdict: " + v.task + ": its default ran " + fixed(v.default_ms, 4) +
-                  " ms a call in the network, the tuned kernel " + fixed(v.tuned_ms, 4));
+                          {"rival_ms", v.rival_ms}, {"rival_rank", v.rival_rank},
+                          {"kept", !replaced || verdict->taken_back ? "best" : v.kept == TaskVerdict::Kept::kDefault ? "default" : "rival"}});
+        if (replaced) {
+          log.say("network verdict: " + v.task + ": " + what + " ran " +
+                  fixed(v.kept == TaskVerdict::Kept::kDefault ? v.default_ms : v.rival_ms, 4) +
+                  " ms a call in the network, the records' best " + fixed(v.tuned_ms, 4));
         }
       }
-      std::string outcome = std::to_string(kept) + " default" + (kept == 1 ? "" : "s") + " faster";
+      std::string outcome = std::to_string(kept) + " beaten";
       if (kept > 0) {
         outcome += verdict->taken_back
-                       ? "; together they ran the network " + fixed(verdict->kept_over_tuned, 3) + "x the tuned one, so none is kept"
-                       : ", kept (verdicts.jsonl): the network runs " + fixed(verdict->kept_over_tuned, 3) + "x the tuned one";
+                       ? "; with their rivals the network ran " + fixed(verdict->kept_over_tuned, 3) + "x, so none is kept"
+                       : ", their rivals kept (verdicts.jsonl): the network runs " + fixed(verdict->kept_over_tuned, 3) + "x";
       }
       log.say("network verdict: " + std::to_string(verdict->tasks.size()) +
-              " tuned kernels timed against their defaults in the network, " + outcome);
+              " tuned kernels timed against their runners-up and defaults in the network, " + outcome);
       summary["network_verdict"] = {{"tasks", judged}, {"kept_over_tuned", verdict->kept_over_tuned},
                                     {"taken_back", verdict->taken_back}};
     }

@@ -1,5 +1,6 @@
 // Fastest correct record per workload, from a file or a directory of records (see record_bests.h).
 #include "runtime/record_bests.h"
+#include "runtime/record_ranking.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,10 +9,20 @@
 
 namespace tessera::runtime {
 
-Result<RecordBests> load_record_bests(const std::string& path) {
+namespace {
+
+// workload key -> (timing class and steps -> the schedule's record, all its costs). The key
+// holds the steps as text; each record's parsed steps are dropped until it wins, since a folder
+// of runs holds thousands of schedules.
+using Schedules = std::map<std::string, std::map<std::string, MeasureRecord>>;
+constexpr size_t kClassPrefix = 5;  // "cold " or "warm "
+
+// Every correct schedule of this machine in `path`, network verdicts in place of their
+// schedules' timings and schedules that failed when timed again left out; what was read goes
+// to `bests`' files, counts and warnings.
+Result<Schedules> read_schedules(const std::string& path, RecordBests& bests) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  RecordBests bests;
   if (fs::is_directory(path, ec)) {
     for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::end(it);
          it.increment(ec)) {
@@ -27,11 +38,7 @@ Result<RecordBests> load_record_bests(const std::string& path) {
     return make_error(path + ": no such records file or directory");
   }
   const std::string here = host_fingerprint().id();
-  // workload key -> (timing class and steps -> the schedule's record, all its costs). The key
-  // holds the steps as text; each record's parsed steps are dropped until it wins, since a
-  // folder of runs holds thousands of schedules.
-  constexpr size_t kClassPrefix = 5;  // "cold " or "warm "
-  std::map<std::string, std::map<std::string, MeasureRecord>> schedules;
+  Schedules schedules;
   std::map<std::string, std::set<std::string>> failed_again;  // workload key -> keys failed when re-timed
   std::map<std::string, std::map<std::string, MeasureRecord>> verdicts;  // as `schedules`, network verdicts only
   for (const std::string& file : bests.files) {
@@ -72,11 +79,22 @@ Result<RecordBests> load_record_bests(const std::string& path) {
       schedules[workload][key] = std::move(verdict);
     }
   }
-  for (auto& [workload, of_workload] : schedules) {  // each holds one schedule or more
-    if (auto failed = failed_again.find(workload); failed != failed_again.end()) {
-      for (const std::string& key : failed->second) of_workload.erase(key);
-      if (of_workload.empty()) continue;
-    }
+  for (const auto& [workload, keys] : failed_again) {
+    auto of_workload = schedules.find(workload);
+    if (of_workload == schedules.end()) continue;
+    for (const std::string& key : keys) of_workload->second.erase(key);
+    if (of_workload->second.empty()) schedules.erase(of_workload);
+  }
+  return schedules;
+}
+
+}  // namespace
+
+Result<RecordBests> load_record_bests(const std::string& path) {
+  RecordBests bests;
+  auto schedules = read_schedules(path, bests);
+  if (!schedules) return schedules.error();
+  for (auto& [workload, of_workload] : *schedules) {  // each holds one schedule or more
     auto best = of_workload.begin();
     for (auto it = std::next(best); it != of_workload.end(); ++it) {
       if (ranks_before(it->second, best->second)) best = it;
@@ -85,6 +103,26 @@ Result<RecordBests> load_record_bests(const std::string& path) {
     chosen.steps = nlohmann::json::parse(best->first.substr(kClassPrefix));
   }
   return bests;
+}
+
+Result<RecordRanking> load_record_ranking(const std::string& path, int top) {
+  RecordBests read;
+  auto schedules = read_schedules(path, read);
+  if (!schedules) return schedules.error();
+  RecordRanking ranking;
+  for (auto& [workload, of_workload] : *schedules) {
+    std::vector<std::pair<const std::string*, MeasureRecord*>> ranked;
+    for (auto& [key, record] : of_workload) ranked.emplace_back(&key, &record);
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return ranks_before(*a.second, *b.second); });
+    if (static_cast<int>(ranked.size()) > std::max(top, 0)) ranked.resize(std::max(top, 0));
+    std::vector<MeasureRecord>& out = ranking[workload];
+    for (auto& [key, record] : ranked) {
+      out.push_back(std::move(*record));
+      out.back().steps = nlohmann::json::parse(key->substr(kClassPrefix));
+    }
+  }
+  return ranking;
 }
 
 }  // namespace tessera::runtime

@@ -62,7 +62,8 @@ TEST(NetworkVerdict, KeepsTheDefaultWhereTheNetworkRunsItFaster) {
   EXPECT_EQ(v.task, "t1_conv_add_relu");
   EXPECT_EQ(v.workload_key, conv.workload_key());
   EXPECT_LT(v.default_ms * 2, v.tuned_ms) << "scalar loops against the default's vectorized tiles";
-  EXPECT_TRUE(v.keep_default);
+  EXPECT_EQ(v.kept, TaskVerdict::Kept::kDefault);
+  EXPECT_EQ(v.rival_rank, 0) << "t1 has one record: no runner-up";
   // Together too: the network with t1's default is the faster (fails if the whole-network check
   // compared the wrong networks, or took back a verdict that holds).
   EXPECT_FALSE(verdict->taken_back);
@@ -80,6 +81,59 @@ TEST(NetworkVerdict, KeepsTheDefaultWhereTheNetworkRunsItFaster) {
   auto again = network_verdict(prepared->graph, tasks, dir.string(), options, &cache);
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_TRUE(again->tasks.empty());
+  std::filesystem::remove_all(dir);
+}
+
+// The runners-up: t1's best by the records is the scalar lowering again, its second another
+// sketch's default schedule (vectorized). Bugs caught: runners-up never built or timed (no
+// rival), the rival's level mixed up with another's (its time not under the lowering's), a
+// verdict naming a schedule other than the one it kept.
+TEST(NetworkVerdict, TimesTheRunnersUpBesideTheBest) {
+  auto imported = graph::import_onnx(std::string(TESSERA_SOURCE_DIR) + "/tests/integration/models/tiny_cnn.onnx");
+  ASSERT_TRUE(imported.ok()) << imported.error().message;
+  auto layout = graph::parse_layout("nhwc");
+  ASSERT_TRUE(layout.ok());
+  auto prepared = graph::prepare_network(*imported, *layout);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  const graph::NetworkTasks& tasks = prepared->tasks;
+  const schedule::ComputeDAG& conv = tasks.tasks[1].dag;
+  const std::vector<runtime::ScheduleChoice> choices = runtime::default_schedules(conv, runtime::Constants::kFromMemory);
+  ASSERT_GE(choices.size(), 3u) << "two sketches' defaults and the lowering";
+  const runtime::ScheduleChoice& second = choices[1];
+  ASSERT_FALSE(second.sketch.empty());
+
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("tessera_verdict_rivals_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    auto writer = runtime::RecordWriter::open((dir / "records.jsonl").string());
+    ASSERT_TRUE(writer.ok()) << writer.error().message;
+    runtime::MeasureResult lucky, next;
+    lucky.costs = {1e-9};
+    next.costs = {2e-9};
+    ASSERT_TRUE(writer->append(runtime::make_record(conv.workload_key(), "conv", "", nlohmann::json::array(), lucky)).ok());
+    ASSERT_TRUE(writer->append(runtime::make_record(conv.workload_key(), "conv", second.sketch,
+                                                    schedule::steps_to_json(second.steps), next, second.knobs)).ok());
+  }
+  runtime::ExecutorCache cache;
+  VerdictOptions options;
+  options.runs = 20;
+  auto verdict = network_verdict(prepared->graph, tasks, dir.string(), options, &cache);
+  ASSERT_TRUE(verdict.ok()) << verdict.error().message;
+  ASSERT_EQ(verdict->tasks.size(), 1u);
+  const TaskVerdict& v = verdict->tasks.front();
+  EXPECT_EQ(v.rival_rank, 2);
+  EXPECT_LT(v.rival_ms * 2, v.tuned_ms) << "another sketch's vectorized default against scalar loops";
+  ASSERT_NE(v.kept, TaskVerdict::Kept::kBest);
+  EXPECT_FALSE(verdict->taken_back);
+  EXPECT_FALSE(std::filesystem::exists(dir / "verdict_rank2.tmp")) << "the level's file is removed";
+
+  auto bests = runtime::load_record_bests(dir.string());
+  ASSERT_TRUE(bests.ok()) << bests.error().message;
+  const nlohmann::json kept = v.kept == TaskVerdict::Kept::kRival ? schedule::steps_to_json(second.steps)
+                                                                  : schedule::steps_to_json(choices[0].steps);
+  EXPECT_EQ(bests->by_workload.at(conv.workload_key()).steps, kept);
   std::filesystem::remove_all(dir);
 }
 

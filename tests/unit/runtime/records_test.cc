@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "runtime/record_bests.h"
+#include "runtime/record_ranking.h"
 #include "runtime/records.h"
 
 namespace tessera::testing {
@@ -196,6 +197,38 @@ TEST(Records, ANetworkVerdictRanksItsScheduleByItsOwnCost) {
   bests = written_and_ranked(path, {tuned, default_schedule, verdict, later});
   ASSERT_TRUE(bests.ok()) << bests.error().message;
   EXPECT_EQ(bests->by_workload.begin()->second.sketch, "later");
+  std::filesystem::remove(path);
+}
+
+// Bugs caught: the ranking kept the records' order instead of the executor's (the 3 ms
+// schedule second), dropped the cut at `top`, or left the kept records without their steps.
+TEST(Records, TheRankingKeepsEachWorkloadsFastestInTheExecutorsOrder) {
+  const std::string path = temp_path("ranking.jsonl");
+  std::filesystem::remove(path);
+  std::vector<MeasureRecord> records;
+  for (double ms : {3.0, 1.0, 2.0, 4.0}) {
+    MeasureRecord r = sample(ms * 1e-3);
+    r.sketch = "s" + std::to_string(static_cast<int>(ms));
+    r.steps = nlohmann::json::array({{{"step", "split"}, {"factors", {static_cast<int>(ms)}}}});
+    records.push_back(r);
+  }
+  {
+    auto writer = runtime::RecordWriter::open(path);
+    ASSERT_TRUE(writer.ok());
+    for (const MeasureRecord& r : records) ASSERT_TRUE(writer->append(r).ok());
+  }
+  auto ranking = runtime::load_record_ranking(path, 3);
+  ASSERT_TRUE(ranking.ok()) << ranking.error().message;
+  ASSERT_EQ(ranking->size(), 1u);
+  const std::vector<MeasureRecord>& ranked = ranking->begin()->second;
+  ASSERT_EQ(ranked.size(), 3u);
+  EXPECT_EQ(ranked[0].sketch, "s1");
+  EXPECT_EQ(ranked[1].sketch, "s2");
+  EXPECT_EQ(ranked[2].sketch, "s3");
+  EXPECT_EQ(ranked[1].steps, records[2].steps);
+  auto bests = runtime::load_record_bests(path);
+  ASSERT_TRUE(bests.ok());
+  EXPECT_EQ(bests->by_workload.begin()->second.sketch, ranked[0].sketch) << "the ranking's first is the executor's";
   std::filesystem::remove(path);
 }
 
