@@ -176,7 +176,7 @@ Result<NetworkVerdict> network_verdict(const graph::Graph& folded, const graph::
     TaskVerdict v;
     v.task = tasks.tasks[t].name;
     v.workload_key = tasks.tasks[t].dag.workload_key();
-    v.tuned_ms = ms[0];
+    v.tuned_ms = v.kept_ms = ms[0];
     v.default_ms = ms[default_level];
     // The kept kernel: of the levels faster than the best by `margin` in every copy (the least
     // of four noisy timings is always some level's; in every copy it is seldom luck), the fastest.
@@ -192,6 +192,8 @@ Result<NetworkVerdict> network_verdict(const graph::Graph& folded, const graph::
       if (faster_in_every_copy && (fastest == 0 || ms[level] < ms[fastest])) fastest = level;
     }
     if (fastest != 0) {
+      v.kept_ms = ms[fastest];
+      v.kept_rank = fastest == default_level ? 0 : static_cast<int>(fastest) + 1;
       const runtime::MeasureRecord& best = ranked[t]->front();
       runtime::MeasureResult result;
       result.costs = {best.median_cost() * ms[fastest] / ms[0]};

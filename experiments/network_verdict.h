@@ -59,6 +59,8 @@ struct TaskVerdict {
   double rival_ms = NAN;     // the fastest runner-up (NaN: none)
   int rival_rank = 0;        // its rank in the records (2, 3, ...; 0: none)
   Kept kept = Kept::kBest;   // what the verdict keeps: a verdict record was written unless kBest
+  int kept_rank = 1;         // the kept kernel's rank in the records (0: the default)
+  double kept_ms = 0;        // its time per call in the network
 };
 
 struct NetworkVerdict {

@@ -423,14 +423,13 @@ int run_tune_network(const TuneConfig& config, std::shared_ptr<runtime::Measurer
       for (const TaskVerdict& v : verdict->tasks) {
         const bool replaced = v.kept != TaskVerdict::Kept::kBest;
         const std::string what = v.kept == TaskVerdict::Kept::kDefault ? "its default"
-                                 : "its rank-" + std::to_string(v.rival_rank) + " kernel";
+                                 : "its rank-" + std::to_string(v.kept_rank) + " kernel";
         kept += replaced;
         judged.push_back({{"name", v.task}, {"tuned_ms", v.tuned_ms}, {"default_ms", v.default_ms},
                           {"rival_ms", v.rival_ms}, {"rival_rank", v.rival_rank},
                           {"kept", !replaced || verdict->taken_back ? "best" : v.kept == TaskVerdict::Kept::kDefault ? "default" : "rival"}});
         if (replaced) {
-          log.say("network verdict: " + v.task + ": " + what + " ran " +
-                  fixed(v.kept == TaskVerdict::Kept::kDefault ? v.default_ms : v.rival_ms, 4) +
+          log.say("network verdict: " + v.task + ": " + what + " ran " + fixed(v.kept_ms, 4) +
                   " ms a call in the network, the records' best " + fixed(v.tuned_ms, 4));
         }
       }

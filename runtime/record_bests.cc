@@ -40,7 +40,7 @@ Result<Schedules> read_schedules(const std::string& path, RecordBests& bests) {
   const std::string here = host_fingerprint().id();
   Schedules schedules;
   std::map<std::string, std::set<std::string>> failed_again;  // workload key -> keys failed when re-timed
-  std::map<std::string, std::map<std::string, MeasureRecord>> verdicts;  // as `schedules`, network verdicts only
+  Schedules verdicts;  // as `schedules`, network verdicts only
   for (const std::string& file : bests.files) {
     auto read = read_records(file);
     if (!read) return read.error();

@@ -6,9 +6,8 @@
 #include <cmath>
 
 #include "experiments/network_progress.h"
-#include "graph/onnx/import.h"
-#include "graph/prepare.h"
 #include "runtime/executor_cache.h"
+#include "tests/unit/experiments/tiny_cnn.h"
 
 namespace tessera::experiments {
 namespace {
@@ -18,17 +17,13 @@ namespace {
 // `min_seconds` has passed stopped at its count (the 20-run reading that read MobileNetV2 3.8%
 // high, bench/NOTES.md stop 79).
 TEST(MeasureNetwork, TimesAtLeastItsFloorOfSeconds) {
-  auto imported = graph::import_onnx(std::string(TESSERA_SOURCE_DIR) + "/tests/integration/models/tiny_cnn.onnx");
-  ASSERT_TRUE(imported.ok()) << imported.error().message;
-  auto layout = graph::parse_layout("nhwc");
-  ASSERT_TRUE(layout.ok());
-  auto prepared = graph::prepare_network(*imported, *layout);
-  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  const graph::PreparedNetwork prepared = prepared_tiny_cnn();
+  ASSERT_FALSE(prepared.tasks.tasks.empty());
   runtime::ExecutorCache cache;
-  auto first = measure_network(prepared->graph, prepared->tasks, "", 1, 1, 20, &cache, 0.0);
+  auto first = measure_network(prepared.graph, prepared.tasks, "", 1, 1, 20, &cache, 0.0);
   ASSERT_TRUE(first.ok()) << first.error().message;
   const auto start = std::chrono::steady_clock::now();
-  auto timed = measure_network(prepared->graph, prepared->tasks, "", 1, 1, 20, &cache, 0.5);
+  auto timed = measure_network(prepared.graph, prepared.tasks, "", 1, 1, 20, &cache, 0.5);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(timed.ok()) << timed.error().message;
   EXPECT_GE(wall, 0.5);

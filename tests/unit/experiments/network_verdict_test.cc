@@ -7,13 +7,12 @@
 #include <filesystem>
 
 #include "experiments/network_verdict.h"
-#include "graph/onnx/import.h"
-#include "graph/prepare.h"
 #include "runtime/default_schedule.h"
 #include "runtime/executor_cache.h"
 #include "runtime/record_bests.h"
 #include "runtime/records.h"
 #include "schedule/step_json.h"
+#include "tests/unit/experiments/tiny_cnn.h"
 
 namespace tessera::experiments {
 namespace {
@@ -24,13 +23,8 @@ namespace {
 // misattributed (the lowering kept), a verdict written but ranked below the lie (the executor
 // still builds the lowering), a default judged against itself (t3 reported).
 TEST(NetworkVerdict, KeepsTheDefaultWhereTheNetworkRunsItFaster) {
-  auto imported = graph::import_onnx(std::string(TESSERA_SOURCE_DIR) + "/tests/integration/models/tiny_cnn.onnx");
-  ASSERT_TRUE(imported.ok()) << imported.error().message;
-  auto layout = graph::parse_layout("nhwc");
-  ASSERT_TRUE(layout.ok());
-  auto prepared = graph::prepare_network(*imported, *layout);
-  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-  const graph::NetworkTasks& tasks = prepared->tasks;
+  const graph::PreparedNetwork prepared = prepared_tiny_cnn();
+  const graph::NetworkTasks& tasks = prepared.tasks;
   ASSERT_EQ(tasks.tasks.size(), 4u);
   const schedule::ComputeDAG& conv = tasks.tasks[1].dag;
   const schedule::ComputeDAG& gemm = tasks.tasks[3].dag;
@@ -55,7 +49,7 @@ TEST(NetworkVerdict, KeepsTheDefaultWhereTheNetworkRunsItFaster) {
   runtime::ExecutorCache cache;
   VerdictOptions options;
   options.runs = 20;
-  auto verdict = network_verdict(prepared->graph, tasks, dir.string(), options, &cache);
+  auto verdict = network_verdict(prepared.graph, tasks, dir.string(), options, &cache);
   ASSERT_TRUE(verdict.ok()) << verdict.error().message;
   ASSERT_EQ(verdict->tasks.size(), 1u) << "only t1's record is not its default";
   const TaskVerdict& v = verdict->tasks.front();
@@ -63,6 +57,8 @@ TEST(NetworkVerdict, KeepsTheDefaultWhereTheNetworkRunsItFaster) {
   EXPECT_EQ(v.workload_key, conv.workload_key());
   EXPECT_LT(v.default_ms * 2, v.tuned_ms) << "scalar loops against the default's vectorized tiles";
   EXPECT_EQ(v.kept, TaskVerdict::Kept::kDefault);
+  EXPECT_EQ(v.kept_rank, 0);
+  EXPECT_DOUBLE_EQ(v.kept_ms, v.default_ms);
   EXPECT_EQ(v.rival_rank, 0) << "t1 has one record: no runner-up";
   // Together too: the network with t1's default is the faster (fails if the whole-network check
   // compared the wrong networks, or took back a verdict that holds).
@@ -78,7 +74,7 @@ TEST(NetworkVerdict, KeepsTheDefaultWhereTheNetworkRunsItFaster) {
   EXPECT_EQ(chosen.steps, schedule::steps_to_json(conv_default.steps)) << "the executor builds the default";
 
   // Judged again, the records' best is the default now: nothing is judged, nothing more written.
-  auto again = network_verdict(prepared->graph, tasks, dir.string(), options, &cache);
+  auto again = network_verdict(prepared.graph, tasks, dir.string(), options, &cache);
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_TRUE(again->tasks.empty());
   std::filesystem::remove_all(dir);
@@ -89,13 +85,9 @@ TEST(NetworkVerdict, KeepsTheDefaultWhereTheNetworkRunsItFaster) {
 // rival), the rival's level mixed up with another's (its time not under the lowering's), a
 // verdict naming a schedule other than the one it kept.
 TEST(NetworkVerdict, TimesTheRunnersUpBesideTheBest) {
-  auto imported = graph::import_onnx(std::string(TESSERA_SOURCE_DIR) + "/tests/integration/models/tiny_cnn.onnx");
-  ASSERT_TRUE(imported.ok()) << imported.error().message;
-  auto layout = graph::parse_layout("nhwc");
-  ASSERT_TRUE(layout.ok());
-  auto prepared = graph::prepare_network(*imported, *layout);
-  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-  const graph::NetworkTasks& tasks = prepared->tasks;
+  const graph::PreparedNetwork prepared = prepared_tiny_cnn();
+  const graph::NetworkTasks& tasks = prepared.tasks;
+  ASSERT_EQ(tasks.tasks.size(), 4u);
   const schedule::ComputeDAG& conv = tasks.tasks[1].dag;
   const std::vector<runtime::ScheduleChoice> choices = runtime::default_schedules(conv, runtime::Constants::kFromMemory);
   ASSERT_GE(choices.size(), 3u) << "two sketches' defaults and the lowering";
@@ -119,13 +111,15 @@ TEST(NetworkVerdict, TimesTheRunnersUpBesideTheBest) {
   runtime::ExecutorCache cache;
   VerdictOptions options;
   options.runs = 20;
-  auto verdict = network_verdict(prepared->graph, tasks, dir.string(), options, &cache);
+  auto verdict = network_verdict(prepared.graph, tasks, dir.string(), options, &cache);
   ASSERT_TRUE(verdict.ok()) << verdict.error().message;
   ASSERT_EQ(verdict->tasks.size(), 1u);
   const TaskVerdict& v = verdict->tasks.front();
   EXPECT_EQ(v.rival_rank, 2);
   EXPECT_LT(v.rival_ms * 2, v.tuned_ms) << "another sketch's vectorized default against scalar loops";
   ASSERT_NE(v.kept, TaskVerdict::Kept::kBest);
+  EXPECT_EQ(v.kept_rank, v.kept == TaskVerdict::Kept::kRival ? 2 : 0);
+  EXPECT_LT(v.kept_ms, v.tuned_ms);
   EXPECT_FALSE(verdict->taken_back);
   EXPECT_FALSE(std::filesystem::exists(dir / "verdict_rank2.tmp")) << "the level's file is removed";
 
