@@ -7,7 +7,8 @@
 Each RUN_DIR is one `tessera tune MODEL.onnx` run (bench/e2e_tune.sh leaves them in
 build/e2e_tune/MODEL_ALLOCATOR). Its records, cut at each mark (the trials its curve.csv counts
 when its tuning clock passed `mark` seconds: what the run knew then, with the lines of its
-retimed.jsonl, what the run's own executor ranks by, written before its next trial), are written to
+retimed.jsonl and verdicts.jsonl, what the run's own executor ranks by, written before its next
+trial; the end's network verdict joins only the whole run's cut), are written to
 build/e2e_allocators/ and the network is run with each cut in rounds. A round is one process,
 `tessera run --records CUT1 --records CUT2 ... --json`, that builds every cut's network and times
 them interleaved, an inference of each in turn (the order rotated from round to round), so that
@@ -32,7 +33,8 @@ model with the issue's criteria:
    in the same round (*_paired: a noisy stretch on one cut's rounds moves it less than the ratio
    of best rounds) with the 95% t interval of its mean over rounds (*_paired_ci95; with three
    rounds it is wide: bench/cut_compare.py gives the verdict), the estimates' two ratios again
-   with each run's machine speed divided out (*_estimated_same_speed), "machine_speed_vs_first_run" (run -> "time_ratio": the median of
+   with each run's machine speed divided out (*_estimated_same_speed),
+   "machine_speed_vs_first_run" (run -> "time_ratio": the median of
    its time over the first run's on the schedules both measured, "geometric_mean" of the same,
    "same_schedules": how many), for runs with a machine probe (experiments/machine_probe.h) "probe" (run -> its
    timings' count, median, ratio to the first probed run's median, and 10th/90th percentiles over

@@ -40,9 +40,9 @@
 # minutes apart (bench/NOTES.md, stops 79-80); interleaved, the runs share its slow and fast
 # stretches, if the slices are shorter than those (stop 81: 300 s slices left the runs' median
 # speeds 2.4-2.9% apart; a resume costs about 8 s outside the budget). Slices before the last
-# skip the end's re-timing and the network's verdict (measure.retime_top=0, budget.verdict_runs=0),
-# which a run in one go does only once. The
-# allocators take their turns in an order rotated by one each cycle (A B, B A, A B, ...). In
+# skip the end's re-timing and the network's verdict (measure.retime_top=0,
+# budget.verdict_runs=0), which a run in one go does only once. The allocators take their
+# turns in an order rotated by one each cycle (A B, B A, A B, ...). In
 # the interleaved sittings of stops 81-85 gradient went first in every cycle, and the runs
 # after it timed the machine probe 0.4-2.7% slower in 6 of 8 pairs; two runs of one allocator
 # in a fixed order read 1.0% apart the same way (stop 85). The estimates carry that speed.
