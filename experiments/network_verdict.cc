@@ -225,6 +225,9 @@ Result<NetworkVerdict> network_verdict(const graph::Graph& folded, const graph::
   }
   if (!writer) return verdict;
   writer.reset();
+  // Only the best's networks are timed again: the others' memory goes back first (BERT's
+  // runners-up and defaults are six networks of 340 MB each).
+  for (size_t level = 1; level < levels; ++level) built[level].clear();
   std::vector<runtime::NetworkExecutor>& tuned_networks = built[0];
 
   // The verdicts judged together: the network with them against the records' best.
