@@ -5,9 +5,10 @@
 // recorded best is the luckiest timing; in the network a kernel also runs beside its neighbours,
 // which timing alone cannot see. On BERT-base (AMD EPYC Zen 5, bench/NOTES.md stop 97) the
 // tuned FFN matmuls were recorded 6-8% ahead of their defaults yet ran 4-5% behind them in the
-// network, and the tuned network ran 3.2% slower than the untuned one (95% interval 1.8-4.6%,
-// over ten processes); on ResNet-50 a harl run's second-ranked kernel of a conv ran 9% faster in
-// the network than its first. So the records' choice stands only where the network agrees.
+// network, and the untuned network ran in 0.968 of the tuned one's time (95% interval
+// 0.954-0.982, over ten processes); on ResNet-50 a harl run's second-ranked kernel of a conv
+// ran 9% faster in the network than its first. So the records' choice stands only where the
+// network agrees.
 //
 // For each level (the records' best, their second, ..., their `rivals + 1`-th schedule of every
 // workload, and the default schedules) `copies` networks are built, all run interleaved (an
