@@ -628,10 +628,23 @@ std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag, c
                         [](const schedule::Sketch& s) { return ends_with(s.id, ":rows"); });
   for (const schedule::Sketch& sketch : sketches) {
     // Whole-plane tiles only for convs whose packed constants (their weights) come from memory.
+    // Whether one beats the register block depends on the machine, not the conv: it won on an
+    // Intel Xeon with ~14 GB/s per core from memory (plane_tile's comment), and lost on an AMD
+    // EPYC Zen 5, whose weights come back from its 32 MiB L3 fast enough to feed the register
+    // block's bursts (ResNet-50's t24, the 3x3 512->512 conv at 7x7, cold constants: the plane
+    // tile 1.255 ms, the register block's kind found by search 0.936, bench/NOTES.md stop 98).
+    // So where a plane tile applies the register block follows it as a second default: a tuning
+    // run times both first, and the search starts from whichever this machine runs faster.
     const bool plane_tiles = constants == Constants::kFromMemory && sketch.id.rfind("conv:packed:", 0) == 0;
-    const schedule::KnobValues values = rule_values(dag, sketch.knobs, core, plane_tiles);
-    if (!schedule::apply_candidate(dag, sketch, values)) continue;
-    choices.push_back({sketch.id, sketch.knobs.to_json(values), sketch.steps(values)});
+    std::vector<schedule::KnobValues> rules{rule_values(dag, sketch.knobs, core, plane_tiles)};
+    if (plane_tiles) {
+      schedule::KnobValues block = rule_values(dag, sketch.knobs, core, /*plane_tiles=*/false);
+      if (block != rules.front()) rules.push_back(std::move(block));
+    }
+    for (const schedule::KnobValues& values : rules) {
+      if (!schedule::apply_candidate(dag, sketch, values)) continue;
+      choices.push_back({sketch.id, sketch.knobs.to_json(values), sketch.steps(values)});
+    }
   }
   choices.push_back({});
   return choices;

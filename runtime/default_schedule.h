@@ -24,7 +24,9 @@
 // its input re-read per panel); other stages are vectorized by 16 or 8 where they divide
 // the extent (else its largest divisor up to 16) and parallel outside. A packed conv over a
 // small output plane (ResNet-50's 7x7) whose weights stream from memory tiles the whole plane
-// instead, so each weight vector fetched serves every output pixel. A row-wise op (softmax,
+// instead, so each weight vector fetched serves every output pixel; which of the two a machine
+// runs faster differs (an Intel Xeon the plane, an AMD EPYC Zen 5 the register block), so the
+// register block follows as a second default there, and a tuning run times both. A row-wise op (softmax,
 // layer norm) gets its row sketch first (schedule/sketch_rows.cc): a 16-lane vector along the
 // row and partial sums of one vector register.
 // It is deterministic, so a network without records compiles to the same kernels every time.
