@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <optional>
 
 #include "experiments/config.h"
 #include "runtime/default_schedule.h"
@@ -67,16 +66,28 @@ Result<std::vector<std::vector<double>>> run_interleaved(std::vector<runtime::Ne
   return seconds;
 }
 
-// The file `path` with, for each workload, its `rank`-th record of `ranking` (0: the first),
-// where it has one: what a network of that level is built from.
-Result<void> write_level(const runtime::RecordRanking& ranking, size_t rank, const std::string& path) {
-  auto writer = runtime::RecordWriter::open(path);
+// Appends `records` to the records file `path` (created where missing).
+Result<void> append_records(const std::filesystem::path& path, const std::vector<runtime::MeasureRecord>& records) {
+  auto writer = runtime::RecordWriter::open(path.string());
   if (!writer) return writer.error();
-  for (const auto& [workload, records] : ranking) {
-    if (rank >= records.size()) continue;
-    if (auto appended = writer->append(records[rank]); !appended) return appended.error();
+  for (const runtime::MeasureRecord& record : records) {
+    if (auto appended = writer->append(record); !appended) return appended.error();
   }
   return {};
+}
+
+// The file `path` with, for each workload, its `rank`-th record of `ranking` (0: the first),
+// where it has one: what a network of that level is built from. What a killed run left there
+// goes first.
+Result<void> write_level(const runtime::RecordRanking& ranking, size_t rank, const std::filesystem::path& path) {
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  if (ec) return make_error(path.string() + ": cannot remove: " + ec.message());
+  std::vector<runtime::MeasureRecord> level;
+  for (const auto& [workload, records] : ranking) {
+    if (rank < records.size()) level.push_back(records[rank]);
+  }
+  return append_records(path, level);
 }
 
 }  // namespace
@@ -143,11 +154,7 @@ Result<NetworkVerdict> network_verdict(const graph::Graph& folded, const graph::
   if (auto ran = run_interleaved(networks, inputs, options.runs, options.threads); !ran) return ran.error();
 
   NetworkVerdict verdict;
-  const std::filesystem::path verdicts_path = std::filesystem::path(run_dir) / "verdicts.jsonl";
-  std::error_code missing;
-  const bool existed = std::filesystem::exists(verdicts_path, missing);
-  const uintmax_t size_before = existed ? std::filesystem::file_size(verdicts_path) : 0;
-  std::optional<runtime::RecordWriter> writer;
+  std::vector<runtime::MeasureRecord> kept;  // the verdict records, not yet written
   for (size_t t = 0; t < n; ++t) {
     if (!ranked[t]) continue;
     // Each level's time per copy, and over its copies (the geometric mean). A level whose
@@ -214,24 +221,27 @@ Result<NetworkVerdict> network_verdict(const graph::Graph& folded, const graph::
                     ms[fastest], fastest == default_level ? "the default" : ("rank " + std::to_string(fastest + 1)).c_str(),
                     ms[0]);
       record.message = message;
-      if (!writer) {
-        auto opened = runtime::RecordWriter::open(verdicts_path.string());
-        if (!opened) return opened.error();
-        writer.emplace(std::move(*opened));
-      }
-      if (auto appended = writer->append(record); !appended) return appended.error();
+      kept.push_back(std::move(record));
     }
     verdict.tasks.push_back(std::move(v));
   }
-  if (!writer) return verdict;
-  writer.reset();
+  if (kept.empty()) return verdict;
   // Only the best's networks are timed again: the others' memory goes back first (BERT's
   // runners-up and defaults are six networks of 340 MB each).
   for (size_t level = 1; level < levels; ++level) built[level].clear();
   std::vector<runtime::NetworkExecutor>& tuned_networks = built[0];
 
-  // The verdicts judged together: the network with them against the records' best.
-  auto kept_networks = build_copies(folded, tasks, run_dir, run_dir, copies, options.seed, cache);
+  // The verdicts judged together: the network with them against the records' best. Until they
+  // pass, they live in a file of their own beside the records' best (not *.jsonl, so no reading
+  // of the run directory takes them): a run killed during the check keeps none of them unchecked,
+  // and its resumed end judges again.
+  const std::filesystem::path together_path = std::filesystem::path(run_dir) / "verdict_together.tmp";
+  if (auto written = write_level(*ranking, 0, together_path); !written) return written.error();
+  if (auto appended = append_records(together_path, kept); !appended) return appended.error();
+  if (options.before_together) options.before_together();
+  auto kept_networks = build_copies(folded, tasks, together_path.string(), run_dir, copies, options.seed, cache);
+  std::error_code ignored;
+  std::filesystem::remove(together_path, ignored);
   if (!kept_networks) return kept_networks.error();
   std::vector<runtime::NetworkExecutor*> pair;  // best, kept, best, kept, ...
   for (int c = 0; c < copies; ++c) {
@@ -246,13 +256,21 @@ Result<NetworkVerdict> network_verdict(const graph::Graph& folded, const graph::
     log_ratio += (i % 2 == 1 ? 1 : -1) * std::log(runtime::median((*seconds)[i])) / copies;
   }
   verdict.kept_over_tuned = std::exp(log_ratio);
-  if (verdict.kept_over_tuned >= 1) {  // not faster together: the file as it was
+  if (verdict.kept_over_tuned >= 1) {  // not faster together: none is kept
     verdict.taken_back = true;
-    std::error_code ec;
-    if (existed) std::filesystem::resize_file(verdicts_path, size_before, ec);
-    else std::filesystem::remove(verdicts_path, ec);
-    if (ec) return make_error(verdicts_path.string() + ": cannot take the verdicts back: " + ec.message());
+    return verdict;
   }
+  // Kept: verdicts.jsonl replaced whole, by a rename, so a kill leaves it as it was or with
+  // every verdict of this check, never some of them.
+  const std::filesystem::path verdicts_path = std::filesystem::path(run_dir) / "verdicts.jsonl";
+  const std::filesystem::path next_path = std::filesystem::path(run_dir) / "verdicts.next.tmp";
+  std::error_code ec;
+  std::filesystem::remove(next_path, ec);
+  if (std::filesystem::exists(verdicts_path, ec)) std::filesystem::copy_file(verdicts_path, next_path, ec);
+  if (ec) return make_error(next_path.string() + ": cannot copy the verdicts: " + ec.message());
+  if (auto appended = append_records(next_path, kept); !appended) return appended.error();
+  std::filesystem::rename(next_path, verdicts_path, ec);
+  if (ec) return make_error(verdicts_path.string() + ": cannot write the verdicts: " + ec.message());
   return verdict;
 }
 

@@ -23,12 +23,14 @@
 // A task's time also depends on its neighbours (on MobileNetV2 a conv whose own kernel was the
 // same ran 12% slower after its predecessor's default was kept), so the verdicts are judged
 // together too: `copies` networks built with them run interleaved with the best's, and unless
-// they are faster by the median inference (geometric mean over copies), the verdicts are taken
-// back (verdicts.jsonl as it was).
+// they are faster by the median inference (geometric mean over copies), none is kept. They are
+// written only then, verdicts.jsonl replaced whole by a rename, so a run killed at any moment
+// keeps all of one check's verdicts or none, never ones the network did not judge together.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,9 @@ struct VerdictOptions {
   double margin = 0.01;  // another kernel must be this much faster than the best, in every copy
   int threads = 1;
   uint64_t seed = 1;     // the inputs, and the load-time kernel checks
+  // Called when the verdicts are about to be judged together, before any is kept: where a kill
+  // must find verdicts.jsonl as it was (the tests' window).
+  std::function<void()> before_together;
 };
 
 struct TaskVerdict {

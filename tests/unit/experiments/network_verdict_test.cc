@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "experiments/network_verdict.h"
 #include "runtime/default_schedule.h"
@@ -49,8 +52,20 @@ TEST(NetworkVerdict, KeepsTheDefaultWhereTheNetworkRunsItFaster) {
   runtime::ExecutorCache cache;
   VerdictOptions options;
   options.runs = 20;
+  // A kill while the verdicts are judged together must find none of them in the run directory
+  // (fails when they are written before the check, as they once were: a resumed run would
+  // keep verdicts the network never judged together).
+  int checks = 0;
+  options.before_together = [&] {
+    ++checks;
+    EXPECT_FALSE(std::filesystem::exists(dir / "verdicts.jsonl")) << "verdicts written before their check";
+    auto bests = runtime::load_record_bests(dir.string());
+    ASSERT_TRUE(bests.ok()) << bests.error().message;
+    EXPECT_NE(bests->by_workload.at(conv.workload_key()).source, runtime::kNetworkSource);
+  };
   auto verdict = network_verdict(prepared.graph, tasks, dir.string(), options, &cache);
   ASSERT_TRUE(verdict.ok()) << verdict.error().message;
+  EXPECT_EQ(checks, 1);
   ASSERT_EQ(verdict->tasks.size(), 1u) << "only t1's record is not its default";
   const TaskVerdict& v = verdict->tasks.front();
   EXPECT_EQ(v.task, "t1_conv_add_relu");
@@ -73,7 +88,17 @@ TEST(NetworkVerdict, KeepsTheDefaultWhereTheNetworkRunsItFaster) {
   EXPECT_EQ(chosen.source, runtime::kNetworkSource);
   EXPECT_EQ(chosen.steps, schedule::steps_to_json(conv_default.steps)) << "the executor builds the default";
 
+  // Nothing but the records and the verdicts is left behind (fails if a level's or the
+  // together check's file outlives the verdict).
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.is_regular_file()) files.push_back(entry.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"records.jsonl", "verdicts.jsonl"}));
+
   // Judged again, the records' best is the default now: nothing is judged, nothing more written.
+  options.before_together = nullptr;
   auto again = network_verdict(prepared.graph, tasks, dir.string(), options, &cache);
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_TRUE(again->tasks.empty());
