@@ -630,11 +630,10 @@ std::vector<ScheduleChoice> default_schedules(const schedule::ComputeDAG& dag, c
     // Whole-plane tiles only for convs whose packed constants (their weights) come from memory.
     // Whether one beats the register block depends on the machine, not the conv: it won on an
     // Intel Xeon with ~14 GB/s per core from memory (plane_tile's comment), and lost on an AMD
-    // EPYC Zen 5, whose weights come back from its 32 MiB L3 fast enough to feed the register
-    // block's bursts (ResNet-50's t24, the 3x3 512->512 conv at 7x7, cold constants: the plane
-    // tile 1.255 ms, the register block's kind found by search 0.936, bench/NOTES.md stop 98).
-    // So where a plane tile applies the register block follows it as a second default: a tuning
-    // run times both first, and the search starts from whichever this machine runs faster.
+    // EPYC Zen 5 (ResNet-50's t24, the 3x3 512->512 conv at 7x7, cold constants: the register
+    // block 0.78-0.84 of the plane tile's time in three runs, the 1x1 conv before it 0.78-0.79;
+    // why, not measured; bench/NOTES.md stop 98). So where a plane tile applies the register
+    // block follows it as a second default: a tuning run times both in its first round.
     const bool plane_tiles = constants == Constants::kFromMemory && sketch.id.rfind("conv:packed:", 0) == 0;
     std::vector<schedule::KnobValues> rules{rule_values(dag, sketch.knobs, core, plane_tiles)};
     if (plane_tiles) {
