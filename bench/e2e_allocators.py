@@ -8,8 +8,17 @@ Each RUN_DIR is one `tessera tune MODEL.onnx` run (bench/e2e_tune.sh leaves them
 build/e2e_tune/MODEL_ALLOCATOR). Its records, cut at each mark (the trials its curve.csv counts
 when its tuning clock passed `mark` seconds: what the run knew then, with the lines of its
 retimed.jsonl and verdicts.jsonl, what the run's own executor ranks by, written before its next
-trial; the end's network verdict joins only the whole run's cut), are written to
-build/e2e_allocators/ and the network is run with each cut in rounds. A round is one process,
+trial), are written to build/e2e_allocators/. A cut before the run's budget ends is then finished
+as a run with that budget would have finished: its records and re-timings copied to a run
+directory of their own (build/e2e_allocators/finished/RUN_MARK) and `tessera tune` run there on
+the run's config.yaml with budget.trials=0, which does no search, only the end's re-timing of each
+task's top records and the network's verdict (experiments/network_verdict.h); the cut then holds
+those too. Without it (--unfinished, the method before stop 99) the whole run's cut had the end's
+verdict and the earlier cuts did not, which favoured the longer budget: on ResNet-50 (stop 98)
+gradient's end kept 8 verdicts (the network 0.995x) that harl's half-time cut never got.
+--finish-ends finishes the whole run's cut the same way (its end's verdict lines are left out of
+it first): for runs tuned before the verdict existed, so that all cuts get one binary's end.
+The network is run with each cut in rounds. A round is one process,
 `tessera run --records CUT1 --records CUT2 ... --json`, that builds every cut's network and times
 them interleaved, an inference of each in turn (the order rotated from round to round), so that
 the machine's load falls on all of them alike. With --separate-processes a round instead runs
@@ -22,7 +31,9 @@ The latency measured inside a tuning process is taken minutes apart from run to 
 curves can be set against each other. Prints one JSON line per run and mark, then one per
 model with the issue's criteria:
   {"case": "e2e_allocators", "model", "run" (the run directory's name), "allocator", "mark_s",
-   "records", "retimed" (re-timing lines in the cut), "latency_ms", "rounds_ms", "estimated_ms"
+   "records", "retimed" (re-timing and verdict lines in the cut), "finished" (null for the whole
+   run's cut; else the finishing run's wall seconds and its verdict: kept, judged, taken_back,
+   kept_over_tuned), "latency_ms", "rounds_ms", "estimated_ms"
    (the run's own estimate then, from its curve.csv: the sum of what its worker measured, so it
    carries the machine's speed during that run)}
   {"case": "e2e_allocators_summary", "model", "cpu", "marks", "allocators" (run -> allocator),
@@ -58,7 +69,9 @@ import math
 import os
 import subprocess
 import statistics
+import shutil
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -114,6 +127,52 @@ def write_cut(records, count, path, retimes):
     with open(path, "w") as f:
         f.write("".join(line + "\n" for line in records[:count] + retimes))
     return min(count, len(records)), len(retimes)
+
+
+def budget_of(run_dir):
+    """The run's budget in seconds from its config.yaml (JSON); None when it has none."""
+    try:
+        with open(os.path.join(run_dir, "config.yaml")) as f:
+            seconds = json.load(f)["budget"]["seconds"]
+        return float(seconds) if seconds and float(seconds) > 0 else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def finish_cut(tessera, run_dir, records, count, retimes, path, finished_dir):
+    """A cut finished as a run whose budget ended there: the first `count` records and the
+    re-timings written before the next trial go to `finished_dir`, a run directory of its own,
+    where `tessera tune` with the run's config.yaml and budget.trials=0 searches nothing and does
+    only the end's re-timing and network verdict. Writes the finished records, re-timings and
+    verdicts to `path`; returns (record count, re-timing and verdict lines, what the finishing did)."""
+    if os.path.isdir(finished_dir):
+        shutil.rmtree(finished_dir)
+    os.makedirs(finished_dir)
+    if count < len(records):
+        until = timestamp_of(records[count])
+        retimes = [line for line in retimes if "" < timestamp_of(line) < until]
+    with open(os.path.join(finished_dir, "records.jsonl"), "w") as f:
+        f.write("".join(line + "\n" for line in records[:count]))
+    with open(os.path.join(finished_dir, "retimed.jsonl"), "w") as f:
+        f.write("".join(line + "\n" for line in retimes))
+    command = [tessera, "tune", os.path.join(run_dir, "config.yaml"), "--set", "run_dir=" + finished_dir,
+               "--set", "budget.trials=0"]
+    start = time.monotonic()
+    done = subprocess.run(command, capture_output=True, text=True)
+    seconds = time.monotonic() - start
+    if done.returncode != 0:
+        raise RuntimeError("%s failed (exit %d): %s" % (" ".join(command), done.returncode, done.stderr[-400:]))
+    lines = [line for name in ("records.jsonl", "retimed.jsonl", "verdicts.jsonl")
+             for line in read_lines(finished_dir, name)]
+    with open(path, "w") as f:
+        f.write("".join(line + "\n" for line in lines))
+    with open(os.path.join(finished_dir, "summary.json")) as f:
+        verdict = json.load(f).get("network_verdict") or {}
+    judged = verdict.get("tasks") or []
+    what = {"seconds": round(seconds, 1), "judged": len(judged),
+            "kept": sum(1 for t in judged if t.get("kept") != "best"),
+            "taken_back": verdict.get("taken_back"), "kept_over_tuned": verdict.get("kept_over_tuned")}
+    return min(count, len(records)), len(lines) - min(count, len(records)), what
 
 
 def curve_at(run_dir, seconds):
@@ -257,6 +316,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=20, help="network runs per timing (tessera run --runs)")
     parser.add_argument("--tessera", default=os.path.join(ROOT, "build", "tessera"))
+    parser.add_argument("--unfinished", action="store_true",
+                        help="cut the records only, without finishing cuts before a run's end (the method before stop 99)")
+    parser.add_argument("--finish-ends", action="store_true",
+                        help="finish the whole run's cut too: for runs tuned before the end's verdict existed (before stop 97), "
+                             "so that every cut is judged by one binary's end")
     parser.add_argument("--separate-processes", action="store_true",
                         help="time each cut in a process of its own (the method before stop 93)")
     parser.add_argument("--probe-window", type=float, default=30,
@@ -271,14 +335,16 @@ def main():
     work = os.path.join(ROOT, "build", "e2e_allocators")
     os.makedirs(work, exist_ok=True)
 
-    cuts = []  # (run, mark, path, (record count, re-timing count), estimate ms)
+    cuts = []  # (run, mark, path, (record count, re-timing count, finishing or None), estimate ms)
     layout_of_run = {}
     allocator_of_run = {}
     for run_dir in args.run_dirs:
         if not all(os.path.exists(os.path.join(run_dir, f)) for f in ("records.jsonl", "curve.csv")):
             sys.exit("e2e_allocators: %s is not a tuned network's run directory (no records.jsonl or curve.csv)" % run_dir)
         records = read_lines(run_dir, "records.jsonl")
-        retimes = read_lines(run_dir, "retimed.jsonl") + read_lines(run_dir, "verdicts.jsonl")
+        retimed = read_lines(run_dir, "retimed.jsonl")
+        retimes = retimed + read_lines(run_dir, "verdicts.jsonl")
+        budget = budget_of(run_dir)
         run = os.path.basename(os.path.normpath(run_dir))
         if run in allocator_of_run:
             sys.exit("e2e_allocators: two run directories named %s" % run)
@@ -287,7 +353,15 @@ def main():
         for mark in marks:
             path = os.path.join(work, "%s_%d.jsonl" % (run, mark))
             trials, estimate = curve_at(run_dir, mark) or (0, None)
-            cuts.append((run, mark, path, write_cut(records, trials, path, retimes), estimate))
+            at_end = budget is None or mark >= budget - 1e-6
+            if args.unfinished or (at_end and not args.finish_ends) or trials == 0:
+                cuts.append((run, mark, path, write_cut(records, trials, path, retimes) + (None,), estimate))
+                continue
+            log("%s at %d s: finishing the cut as a %d s run would (the end's re-timing and verdict)" % (run, mark, mark))
+            finished_dir = os.path.join(work, "finished", "%s_%d" % (run, mark))
+            cut = finish_cut(args.tessera, run_dir, records, trials, retimed, path, finished_dir)
+            log("%s at %d s: finished in %.0f s, %d of %d verdicts kept" % (run, mark, cut[2]["seconds"], cut[2]["kept"], cut[2]["judged"]))
+            cuts.append((run, mark, path, cut, estimate))
     if not args.separate_processes and len(set(layout_of_run.values())) > 1:
         sys.exit("e2e_allocators: the runs were tuned in different layouts (%s): their cuts cannot be built in one process; "
                  "use --separate-processes" % ", ".join("%s %s" % kv for kv in layout_of_run.items()))
@@ -317,7 +391,7 @@ def main():
                 log("round %d: %s at %d s: %.3f ms" % (r + 1, cuts[i][0], cuts[i][1], ms))
 
     table, estimates = {}, {}
-    for i, (run, mark, _, (count, retimed), estimate) in enumerate(cuts):
+    for i, (run, mark, _, (count, retimed, finished), estimate) in enumerate(cuts):
         best = min(ms for _, ms in timings[i]) if timings[i] else None
         if best is not None:
             table.setdefault(run, {})[str(int(mark))] = best
@@ -325,7 +399,8 @@ def main():
             estimates.setdefault(run, {})[str(int(mark))] = estimate
         line = {"case": "e2e_allocators", "model": model_name, "run": run,
                 "allocator": allocator_of_run[run], "mark_s": mark,
-                "records": count, "retimed": retimed, "latency_ms": round(best, 3) if best is not None else None,
+                "records": count, "retimed": retimed, "finished": finished,
+                "latency_ms": round(best, 3) if best is not None else None,
                 "estimated_ms": round(estimate, 3) if estimate else None,
                 "rounds_ms": [round(ms, 3) for _, ms in timings[i]]}
         if i in errors:

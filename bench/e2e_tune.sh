@@ -21,7 +21,9 @@
 # "final" (same minutes, same processes as the baselines) is the figure to quote.
 # When more than one allocator ran on a model, bench/e2e_allocators.py then times the network with
 # each run's records cut at 1/4, 1/2 and all of the budget, all cuts in the same
-# TESSERA_E2E_CUT_ROUNDS (6) rounds (one line
+# TESSERA_E2E_CUT_ROUNDS (6) rounds, each cut before a run's end first finished as a run of that
+# budget would finish, with the end's re-timing and network verdict (bench/e2e_allocators.py; a
+# few minutes per cut for ResNet-50 and BERT) (one line
 # per run and mark, and a summary line with the criteria: harl at half the budget against
 # gradient at the whole, harl's end against round-robin's). These, not measured_ms_at, are the
 # figures to compare allocators by. Then bench/allocation_bound.py's lines: the lowest estimate
