@@ -67,9 +67,9 @@ import csv
 import json
 import math
 import os
-import subprocess
-import statistics
 import shutil
+import statistics
+import subprocess
 import sys
 import time
 
@@ -116,14 +116,19 @@ def timestamp_of(line):
         return ""
 
 
+def retimes_before(records, count, retimes):
+    """The re-timings the run had made before its trial `count` was written (all of them when the
+    cut is the whole run). Timestamps are whole seconds, so a re-timing in the same second as that
+    next trial is left out: a cut never takes what the run learned after its mark."""
+    if count >= len(records):
+        return retimes
+    until = timestamp_of(records[count])
+    return [line for line in retimes if "" < timestamp_of(line) < until]
+
+
 def write_cut(records, count, path, retimes):
-    """The first `count` records to `path`, with the re-timings the run had made before its next
-    trial was written (all of them when the cut is the whole run). Timestamps are whole seconds,
-    so a re-timing in the same second as that next trial is left out: a cut never takes what the
-    run learned after its mark."""
-    if count < len(records):
-        until = timestamp_of(records[count])
-        retimes = [line for line in retimes if "" < timestamp_of(line) < until]
+    """The first `count` records to `path`, with the re-timings made before the next trial."""
+    retimes = retimes_before(records, count, retimes)
     with open(path, "w") as f:
         f.write("".join(line + "\n" for line in records[:count] + retimes))
     return min(count, len(records)), len(retimes)
@@ -148,9 +153,7 @@ def finish_cut(tessera, run_dir, records, count, retimes, path, finished_dir):
     if os.path.isdir(finished_dir):
         shutil.rmtree(finished_dir)
     os.makedirs(finished_dir)
-    if count < len(records):
-        until = timestamp_of(records[count])
-        retimes = [line for line in retimes if "" < timestamp_of(line) < until]
+    retimes = retimes_before(records, count, retimes)
     with open(os.path.join(finished_dir, "records.jsonl"), "w") as f:
         f.write("".join(line + "\n" for line in records[:count]))
     with open(os.path.join(finished_dir, "retimed.jsonl"), "w") as f:
@@ -359,7 +362,10 @@ def main():
                 continue
             log("%s at %d s: finishing the cut as a %d s run would (the end's re-timing and verdict)" % (run, mark, mark))
             finished_dir = os.path.join(work, "finished", "%s_%d" % (run, mark))
-            cut = finish_cut(args.tessera, run_dir, records, trials, retimed, path, finished_dir)
+            try:
+                cut = finish_cut(args.tessera, run_dir, records, trials, retimed, path, finished_dir)
+            except (RuntimeError, OSError, ValueError) as e:  # a cut finished wrong would mislead; stop
+                sys.exit("e2e_allocators: %s at %d s could not be finished (%s); --unfinished cuts without it" % (run, mark, e))
             log("%s at %d s: finished in %.0f s, %d of %d verdicts kept" % (run, mark, cut[2]["seconds"], cut[2]["kept"], cut[2]["judged"]))
             cuts.append((run, mark, path, cut, estimate))
     if not args.separate_processes and len(set(layout_of_run.values())) > 1:
